@@ -1,0 +1,67 @@
+/**
+ * Cordon: run model-written TypeScript in a locked-down Deno sandbox that
+ * calls your tools.
+ *
+ * @example
+ * ```ts ignore
+ * import { z } from "zod";
+ * import { createRuntime, defineConnector } from "@cordon/runtime";
+ *
+ * const math = defineConnector({
+ *   name: "math",
+ *   description: "Arithmetic",
+ *   tools: {
+ *     add: {
+ *       description: "Add two numbers",
+ *       input: z.object({ a: z.number(), b: z.number() }),
+ *       output: z.number(),
+ *       execute: ({ a, b }) => a + b,
+ *     },
+ *   },
+ * });
+ * await using runtime = await createRuntime({ connectors: [math] });
+ * const out = await runtime.execute({ code: "return await math.add({ a: 1, b: 2 })" });
+ * ```
+ *
+ * @module
+ */
+export {
+  type CallRecord,
+  type CodeForm,
+  type CompletedResult,
+  createRuntime,
+  DEFAULT_LIMITS,
+  DEFAULT_MAX_LIMITS,
+  type Diagnostic,
+  type ErrorResult,
+  type ExecuteRequest,
+  type ExecuteResult,
+  type ExecutionMeta,
+  type ExecutionPolicy,
+  type Limits,
+  type LogEntry,
+  type Runtime,
+  type RuntimeCapabilities,
+  type RuntimeOptions,
+  type SandboxOptions,
+} from "./src/engine/mod.ts";
+export {
+  type Connector,
+  type ConnectorInfo,
+  defineConnector,
+  type DefineConnectorOptions,
+  type JsonSchema,
+  type Tool,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolInfo,
+} from "./src/connectors/mod.ts";
+export {
+  CordonError,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorInfo,
+  type SourceLocation,
+} from "./src/errors.ts";
+export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";

@@ -1,0 +1,142 @@
+/**
+ * The one vocabulary of failure in Cordon. Every expected failure is an
+ * {@link ErrorInfo} with a code from {@link ErrorCode}; numbers (JSON-RPC)
+ * and HTTP statuses are mapped from these codes only at the edges.
+ *
+ * @module
+ */
+
+/** Every typed failure Cordon reports. */
+export type ErrorCode =
+  // The request itself.
+  | "invalid_request"
+  | "limit_exceeded"
+  | "runtime_closed"
+  // The code, before it runs.
+  | "syntax_error"
+  // The code, while it runs.
+  | "script_error"
+  | "result_not_serializable"
+  | "result_too_large"
+  // The sandbox.
+  | "sandbox_timeout"
+  | "sandbox_memory"
+  | "sandbox_crashed"
+  | "spawn_failed"
+  | "protocol_error"
+  | "output_limit"
+  | "too_many_calls"
+  | "too_many_calls_in_flight"
+  // Connectors and tools.
+  | "connector_not_found"
+  | "tool_not_found"
+  | "invalid_input"
+  | "invalid_output"
+  | "tool_error"
+  | "tool_timeout"
+  | "value_too_large"
+  | "policy_denied";
+
+/** Every code, for validation and exhaustive tables. */
+export const ERROR_CODES: readonly ErrorCode[] = [
+  "invalid_request",
+  "limit_exceeded",
+  "runtime_closed",
+  "syntax_error",
+  "script_error",
+  "result_not_serializable",
+  "result_too_large",
+  "sandbox_timeout",
+  "sandbox_memory",
+  "sandbox_crashed",
+  "spawn_failed",
+  "protocol_error",
+  "output_limit",
+  "too_many_calls",
+  "too_many_calls_in_flight",
+  "connector_not_found",
+  "tool_not_found",
+  "invalid_input",
+  "invalid_output",
+  "tool_error",
+  "tool_timeout",
+  "value_too_large",
+  "policy_denied",
+];
+
+/** Where in the user's own code something went wrong (1-based). */
+export interface SourceLocation {
+  line: number;
+  column: number;
+}
+
+/** A failure as a value: what results, envelopes and handles carry. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  location?: SourceLocation;
+}
+
+/**
+ * An exception carrying an {@link ErrorInfo}. Thrown for misuse of the
+ * library API (bad options, a closed runtime) and inside layers that turn it
+ * back into a value before it reaches a caller.
+ *
+ * @example
+ * ```ts
+ * import { CordonError } from "./errors.ts";
+ * const err = new CordonError("invalid_request", "Cannot run: code is empty");
+ * console.assert(err.code === "invalid_request");
+ * ```
+ */
+export class CordonError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: Record<string, unknown>;
+  readonly location?: SourceLocation;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    extra: { details?: Record<string, unknown>; location?: SourceLocation; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = "CordonError";
+    this.code = code;
+    if (extra.details) this.details = extra.details;
+    if (extra.location) this.location = extra.location;
+  }
+
+  /** This error as a plain value. */
+  toInfo(): ErrorInfo {
+    return errorInfo(this.code, this.message, this.details, this.location);
+  }
+}
+
+/** Builds an {@link ErrorInfo}, leaving out empty optional parts. */
+export function errorInfo(
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  location?: SourceLocation,
+): ErrorInfo {
+  const info: ErrorInfo = { code, message };
+  if (details && Object.keys(details).length > 0) info.details = details;
+  if (location) info.location = location;
+  return info;
+}
+
+/** True when `value` is one of the known {@link ErrorCode}s. */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/**
+ * Turns anything thrown into an {@link ErrorInfo}. A {@link CordonError}
+ * keeps its code; anything else is a bug somewhere and becomes `fallback`.
+ */
+export function toErrorInfo(err: unknown, fallback: ErrorCode = "tool_error"): ErrorInfo {
+  if (err instanceof CordonError) return err.toInfo();
+  const message = err instanceof Error ? err.message : String(err);
+  return errorInfo(fallback, message);
+}

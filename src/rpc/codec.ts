@@ -1,0 +1,203 @@
+/**
+ * The tagged encoding for values JSON cannot carry. Both ends of the channel
+ * use it, so a `Uint8Array`, `bigint`, `Date`, `Map`, `Set`, non-finite
+ * number or `undefined` inside an array survives the trip.
+ *
+ * A tagged value is an object whose only key besides `v` is `$t`:
+ *
+ * | value | on the wire |
+ * | --- | --- |
+ * | `undefined` (top level or in an array) | `{ "$t": "undefined" }` |
+ * | `123n` | `{ "$t": "bigint", "v": "123" }` |
+ * | `new Date(0)` | `{ "$t": "date", "v": "1970-01-01T00:00:00.000Z" }` |
+ * | `Uint8Array`, `ArrayBuffer` | `{ "$t": "bytes", "v": "<base64>" }` |
+ * | `NaN`, `Infinity`, `-Infinity`, `-0` | `{ "$t": "number", "v": "NaN" }` |
+ * | `Map` | `{ "$t": "map", "v": [[key, value], …] }` |
+ * | `Set` | `{ "$t": "set", "v": [value, …] }` |
+ * | an object that has its own `$t` key | `{ "$t": "object", "v": { … } }` |
+ *
+ * Functions, symbols and cycles cannot be encoded: {@link encodeValue}
+ * throws a {@link CodecError} naming the path.
+ *
+ * @module
+ */
+
+/** How deep a value may nest before it is refused (a cycle guard too). */
+export const MAX_VALUE_DEPTH = 200;
+
+/** A value could not be encoded; `path` says where. */
+export class CodecError extends TypeError {
+  readonly path: string;
+  constructor(path: string, what: string) {
+    super(`Cannot encode value at ${path || "(root)"}: ${what}`);
+    this.name = "CodecError";
+    this.path = path;
+  }
+}
+
+const TAG = "$t";
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const CHUNK = 0x8000;
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  }
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+/** Encodes `value` into plain JSON-compatible data (see the module docs). */
+export function encodeValue(value: unknown): unknown {
+  return encode(value, "", 0, new Set(), true);
+}
+
+function encode(
+  value: unknown,
+  path: string,
+  depth: number,
+  seen: Set<object>,
+  keepUndefined: boolean,
+): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (Number.isFinite(value) && !Object.is(value, -0)) return value;
+      return { [TAG]: "number", v: Object.is(value, -0) ? "-0" : String(value) };
+    case "bigint":
+      return { [TAG]: "bigint", v: value.toString() };
+    case "undefined":
+      return keepUndefined ? { [TAG]: "undefined" } : undefined;
+    case "function":
+      throw new CodecError(path, "a function is not data");
+    case "symbol":
+      throw new CodecError(path, "a symbol is not data");
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (depth >= MAX_VALUE_DEPTH) throw new CodecError(path, `nested deeper than ${MAX_VALUE_DEPTH}`);
+  if (seen.has(obj)) throw new CodecError(path, "the value refers to itself (a cycle)");
+  if (obj instanceof Date) {
+    const time = obj.getTime();
+    return { [TAG]: "date", v: Number.isNaN(time) ? null : obj.toISOString() };
+  }
+  if (obj instanceof Uint8Array) return { [TAG]: "bytes", v: toBase64(obj) };
+  if (obj instanceof ArrayBuffer) return { [TAG]: "bytes", v: toBase64(new Uint8Array(obj)) };
+  seen.add(obj);
+  try {
+    if (Array.isArray(obj)) {
+      const out = new Array(obj.length);
+      for (let i = 0; i < obj.length; i++) {
+        out[i] = encode(obj[i], `${path}[${i}]`, depth + 1, seen, true);
+      }
+      return out;
+    }
+    if (obj instanceof Map) {
+      const entries: unknown[] = [];
+      let i = 0;
+      for (const [k, v] of obj) {
+        entries.push([
+          encode(k, `${path}<key ${i}>`, depth + 1, seen, true),
+          encode(v, `${path}<value ${i}>`, depth + 1, seen, true),
+        ]);
+        i++;
+      }
+      return { [TAG]: "map", v: entries };
+    }
+    if (obj instanceof Set) {
+      const items: unknown[] = [];
+      let i = 0;
+      for (const v of obj) items.push(encode(v, `${path}<item ${i++}>`, depth + 1, seen, true));
+      return { [TAG]: "set", v: items };
+    }
+    if (ArrayBuffer.isView(obj)) {
+      throw new CodecError(path, `${obj.constructor.name} is not supported; use Uint8Array`);
+    }
+    if (obj instanceof Error) {
+      const code = (obj as { code?: unknown }).code;
+      return {
+        [TAG]: "error",
+        v: { name: obj.name, message: obj.message, ...(typeof code === "string" ? { code } : {}) },
+      };
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(obj)) {
+      const child = encode(
+        (obj as Record<string, unknown>)[key],
+        path ? `${path}.${key}` : key,
+        depth + 1,
+        seen,
+        false,
+      );
+      if (child !== undefined) out[key] = child;
+    }
+    return Object.hasOwn(out, TAG) ? { [TAG]: "object", v: out } : out;
+  } finally {
+    seen.delete(obj);
+  }
+}
+
+/** Decodes data produced by {@link encodeValue} back into values. */
+export function decodeValue(value: unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(decodeValue);
+  const obj = value as Record<string, unknown>;
+  const tag = obj[TAG];
+  if (typeof tag === "string") {
+    const v = obj.v;
+    switch (tag) {
+      case "undefined":
+        return undefined;
+      case "bigint":
+        return BigInt(String(v));
+      case "date":
+        return new Date(v === null ? NaN : String(v));
+      case "bytes":
+        return fromBase64(String(v));
+      case "number":
+        return v === "-0" ? -0 : Number(v);
+      case "map":
+        return new Map(
+          (Array.isArray(v) ? v : []).map((e) => [decodeValue(e?.[0]), decodeValue(e?.[1])]),
+        );
+      case "set":
+        return new Set((Array.isArray(v) ? v : []).map(decodeValue));
+      case "error": {
+        const e = (v ?? {}) as Record<string, unknown>;
+        return {
+          name: String(e.name ?? "Error"),
+          message: String(e.message ?? ""),
+          ...(e.code ? { code: e.code } : {}),
+        };
+      }
+      case "object":
+        return decodeObject((v ?? {}) as Record<string, unknown>);
+    }
+  }
+  return decodeObject(obj);
+}
+
+function decodeObject(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(obj)) {
+    // A `__proto__` key from the other side stays data: assigning it would
+    // swap the new object's prototype.
+    if (key === "__proto__") {
+      Object.defineProperty(out, key, {
+        value: decodeValue(obj[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else out[key] = decodeValue(obj[key]);
+  }
+  return out;
+}

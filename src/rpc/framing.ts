@@ -1,0 +1,180 @@
+/**
+ * NDJSON framing: one JSON object per line. The reader is written for an
+ * untrusted writer: it caps each line and the total it will read, and it
+ * reports a malformed line instead of throwing, so the caller can fail one
+ * run and keep the host healthy.
+ *
+ * @module
+ */
+
+const NEWLINE = 0x0a;
+
+/** Why the reader stopped early. */
+export type FrameFault =
+  | { kind: "frame_too_large"; limit: number }
+  | { kind: "output_too_large"; limit: number }
+  | { kind: "malformed"; excerpt: string };
+
+/** Options for {@link readFrames}. */
+export interface ReadFramesOptions {
+  /** The longest line accepted, in bytes (without its newline). */
+  maxFrameBytes: number;
+  /** The most bytes read in all; past it the reader stops. */
+  maxTotalBytes: number;
+  /** Called for each parsed frame, in order. */
+  onFrame(frame: unknown, bytes: number): void;
+  /** Called once when the stream breaks a rule; reading then stops. */
+  onFault(fault: FrameFault): void;
+}
+
+/**
+ * Splits bytes into lines with a cap on line length. Push chunks in; get
+ * back complete lines. A line over the cap throws a `RangeError` as soon as
+ * it is known to be too long, without waiting for its end.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter } from "./framing.ts";
+ * const s = new LineSplitter(1024);
+ * const lines = s.push(new TextEncoder().encode('{"a":1}\n{"b"'));
+ * console.assert(lines.length === 1);
+ * ```
+ */
+export class LineSplitter {
+  #parts: Uint8Array[] = [];
+  #partBytes = 0;
+  readonly #maxLineBytes: number;
+  readonly #decoder = new TextDecoder();
+
+  constructor(maxLineBytes: number) {
+    this.#maxLineBytes = maxLineBytes;
+  }
+
+  /** Adds a chunk; returns the lines it completed. */
+  push(chunk: Uint8Array): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    while (start < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end === -1) {
+        const rest = chunk.subarray(start);
+        this.#partBytes += rest.length;
+        if (this.#partBytes > this.#maxLineBytes) {
+          throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
+        }
+        this.#parts.push(rest.slice());
+        break;
+      }
+      const piece = chunk.subarray(start, end);
+      if (this.#partBytes + piece.length > this.#maxLineBytes) {
+        throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
+      }
+      if (this.#parts.length === 0) {
+        lines.push(this.#decoder.decode(piece));
+      } else {
+        this.#parts.push(piece);
+        lines.push(this.#decoder.decode(concat(this.#parts, this.#partBytes + piece.length)));
+        this.#parts = [];
+        this.#partBytes = 0;
+      }
+      start = end + 1;
+    }
+    return lines;
+  }
+
+  /** Bytes held for a line not yet ended. */
+  get pendingBytes(): number {
+    return this.#partBytes;
+  }
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}
+
+/**
+ * Reads NDJSON frames from `stream` until it ends or breaks a rule. Empty
+ * lines are skipped. Resolves when reading stops; never rejects for bad
+ * input (that goes to `onFault`).
+ */
+export async function readFrames(
+  stream: ReadableStream<Uint8Array>,
+  options: ReadFramesOptions,
+): Promise<void> {
+  const splitter = new LineSplitter(options.maxFrameBytes);
+  const reader = stream.getReader();
+  let total = 0;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      total += value.length;
+      if (total > options.maxTotalBytes) {
+        options.onFault({ kind: "output_too_large", limit: options.maxTotalBytes });
+        return;
+      }
+      let lines: string[];
+      try {
+        lines = splitter.push(value);
+      } catch {
+        options.onFault({ kind: "frame_too_large", limit: options.maxFrameBytes });
+        return;
+      }
+      for (const line of lines) {
+        if (line.length === 0 || line === "\r") continue;
+        let frame: unknown;
+        try {
+          frame = JSON.parse(line);
+        } catch {
+          options.onFault({ kind: "malformed", excerpt: line.slice(0, 120) });
+          return;
+        }
+        options.onFrame(frame, line.length);
+      }
+    }
+  } catch {
+    // The stream broke (the process died): the caller learns from its exit.
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Serializes writes of whole frames to a byte sink, so concurrent senders
+ * never interleave partial lines.
+ */
+export class FrameWriter {
+  #tail: Promise<void> = Promise.resolve();
+  #closed = false;
+  readonly #encoder = new TextEncoder();
+  readonly #write: (bytes: Uint8Array) => Promise<unknown>;
+
+  constructor(write: (bytes: Uint8Array) => Promise<unknown>) {
+    this.#write = write;
+  }
+
+  /** Queues one frame (a JSON text without newline). */
+  send(json: string): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    const bytes = this.#encoder.encode(json + "\n");
+    this.#tail = this.#tail.then(() => this.#write(bytes)).then(
+      () => {},
+      () => {
+        this.#closed = true;
+      },
+    );
+    return this.#tail;
+  }
+
+  /** Resolves when every queued frame is written. */
+  flush(): Promise<void> {
+    return this.#tail;
+  }
+}

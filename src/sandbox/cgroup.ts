@@ -1,0 +1,244 @@
+/**
+ * Memory and process limits beyond the V8 heap cap. `--max-old-space-size`
+ * bounds the JS heap only; ArrayBuffers and Wasm memory escape it. Where the
+ * host can create control groups, each child goes into its own with a
+ * memory limit and a pids limit. cgroup v2 is preferred; a host that mounts
+ * only the v1 memory and pids controllers (as some container hosts do) gets
+ * those; anything else runs with the heap cap alone, and says so.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** Which guard bounds a child's memory. */
+export type MemoryGuardKind = "cgroup-v2" | "cgroup-v1" | "heap-only";
+
+/**
+ * Tasks (threads count) one child may have. Deno starts about 15 threads;
+ * Web Workers add a few each. Enough for that, and a stop to a thread bomb.
+ */
+export const CHILD_PIDS_MAX = 128;
+
+/** One child's control group. */
+export interface ChildGroup {
+  /** Moves a process into the group (before it runs any user code). */
+  add(pid: number): Promise<void>;
+  /** Sets the memory limit in bytes. */
+  setMemory(bytes: number): Promise<void>;
+  /** True when the kernel killed something in this group for memory. */
+  oomKilled(): Promise<boolean>;
+  /** Peak memory use in bytes, if the kernel reports it. */
+  peakBytes(): Promise<number | undefined>;
+  /** Removes the group (its processes must have exited). */
+  remove(): Promise<void>;
+}
+
+/** Creates child groups, or none. */
+export interface MemoryGuard {
+  readonly kind: MemoryGuardKind;
+  /** Why this kind was chosen (what was tried). */
+  readonly reason: string;
+  create(memoryBytes: number): Promise<ChildGroup | undefined>;
+  /** Removes the parent group this guard made. */
+  dispose(): Promise<void>;
+}
+
+const CGROUP_ROOT = "/sys/fs/cgroup";
+
+async function write(path: string, value: string): Promise<void> {
+  await Deno.writeTextFile(path, value);
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function removeDir(path: string): Promise<void> {
+  // A cgroup directory is removed with rmdir (its files are virtual);
+  // a process that has just been reaped may linger for a moment.
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      await Deno.remove(path);
+      return;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return;
+      await new Promise((r) => setTimeout(r, 5 * (attempt + 1)));
+    }
+  }
+}
+
+/** Parses /proc/self/cgroup into controller → path. */
+function parseSelfCgroups(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const [id, controllers, path] = line.split(":");
+    if (path === undefined) continue;
+    if (id === "0" && controllers === "") out.set("", path);
+    for (const c of controllers.split(",")) if (c) out.set(c, path);
+  }
+  return out;
+}
+
+let counter = 0;
+function nextName(): string {
+  return `c${++counter}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string> {
+  const rel = self.get("");
+  if (rel === undefined) return "no cgroup v2 hierarchy for this process";
+  let mount = CGROUP_ROOT;
+  if (!(await exists(join(mount, "cgroup.controllers")))) mount = join(CGROUP_ROOT, "unified");
+  const here = join(mount, rel);
+  const controllers = (await readText(join(here, "cgroup.controllers"))) ?? "";
+  if (!/\bmemory\b/.test(controllers) || !/\bpids\b/.test(controllers)) {
+    return `cgroup v2 offers "${controllers.trim()}" here, not memory and pids`;
+  }
+  const parent = join(here, `cordon-${Deno.pid}`);
+  try {
+    await Deno.mkdir(parent, { recursive: true });
+    await write(join(parent, "cgroup.subtree_control"), "+memory +pids");
+  } catch (err) {
+    await removeDir(parent);
+    return `cannot delegate cgroup v2 controllers: ${(err as Error).message}`;
+  }
+  return {
+    kind: "cgroup-v2",
+    reason: `cgroup v2 at ${parent}`,
+    async create(memoryBytes) {
+      const dir = join(parent, nextName());
+      await Deno.mkdir(dir);
+      await write(join(dir, "memory.max"), String(memoryBytes));
+      await write(join(dir, "memory.swap.max"), "0").catch(() => {});
+      await write(join(dir, "pids.max"), String(CHILD_PIDS_MAX));
+      return {
+        add: (pid) => write(join(dir, "cgroup.procs"), String(pid)),
+        setMemory: (bytes) => write(join(dir, "memory.max"), String(bytes)),
+        async oomKilled() {
+          const events = (await readText(join(dir, "memory.events"))) ?? "";
+          const m = /oom_kill (\d+)/.exec(events);
+          return m !== null && Number(m[1]) > 0;
+        },
+        async peakBytes() {
+          const peak = await readText(join(dir, "memory.peak"));
+          return peak ? Number(peak.trim()) : undefined;
+        },
+        remove: () => removeDir(dir),
+      };
+    },
+    dispose: () => removeDir(parent),
+  };
+}
+
+async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string> {
+  const memRel = self.get("memory");
+  const pidsRel = self.get("pids");
+  if (memRel === undefined) return "no cgroup v1 memory controller for this process";
+  const memParent = join(CGROUP_ROOT, "memory", memRel, `cordon-${Deno.pid}`);
+  const pidsParent = pidsRel === undefined
+    ? undefined
+    : join(CGROUP_ROOT, "pids", pidsRel, `cordon-${Deno.pid}`);
+  try {
+    await Deno.mkdir(memParent, { recursive: true });
+    if (pidsParent) await Deno.mkdir(pidsParent, { recursive: true }).catch(() => {});
+    // Probe: a limit must be writable, not just the directory.
+    const probe = join(memParent, "probe");
+    await Deno.mkdir(probe);
+    await write(join(probe, "memory.limit_in_bytes"), String(256 * 1024 * 1024));
+    await removeDir(probe);
+  } catch (err) {
+    await removeDir(memParent);
+    if (pidsParent) await removeDir(pidsParent);
+    return `cannot create cgroup v1 groups: ${(err as Error).message}`;
+  }
+  const pidsOk = pidsParent !== undefined && (await exists(pidsParent));
+  return {
+    kind: "cgroup-v1",
+    reason: `cgroup v1 at ${memParent}${pidsOk ? " (with pids)" : " (no pids controller)"}`,
+    async create(memoryBytes) {
+      const name = nextName();
+      const mem = join(memParent, name);
+      await Deno.mkdir(mem);
+      const setMemory = async (bytes: number) => {
+        await write(join(mem, "memory.limit_in_bytes"), String(bytes));
+        // With swap accounting, swap must be bounded too (it must be ≥ the limit).
+        await write(join(mem, "memory.memsw.limit_in_bytes"), String(bytes)).catch(() => {});
+      };
+      await setMemory(memoryBytes);
+      let pids: string | undefined;
+      if (pidsOk) {
+        pids = join(pidsParent!, name);
+        await Deno.mkdir(pids);
+        await write(join(pids, "pids.max"), String(CHILD_PIDS_MAX));
+      }
+      return {
+        async add(pid) {
+          await write(join(mem, "cgroup.procs"), String(pid));
+          if (pids) await write(join(pids, "cgroup.procs"), String(pid));
+        },
+        setMemory,
+        async oomKilled() {
+          const control = (await readText(join(mem, "memory.oom_control"))) ?? "";
+          const m = /oom_kill (\d+)/.exec(control);
+          if (m !== null && Number(m[1]) > 0) return true;
+          const failcnt = Number((await readText(join(mem, "memory.failcnt")))?.trim() ?? 0);
+          return failcnt > 0;
+        },
+        async peakBytes() {
+          const peak = await readText(join(mem, "memory.max_usage_in_bytes"));
+          return peak ? Number(peak.trim()) : undefined;
+        },
+        async remove() {
+          await removeDir(mem);
+          if (pids) await removeDir(pids);
+        },
+      };
+    },
+    async dispose() {
+      await removeDir(memParent);
+      if (pidsParent) await removeDir(pidsParent);
+    },
+  };
+}
+
+function heapOnly(reason: string): MemoryGuard {
+  return {
+    kind: "heap-only",
+    reason,
+    create: () => Promise.resolve(undefined),
+    dispose: () => Promise.resolve(),
+  };
+}
+
+/**
+ * Finds the best memory guard this host allows. `mode: "off"` skips
+ * detection (heap cap only).
+ */
+export async function detectMemoryGuard(mode: "auto" | "off" = "auto"): Promise<MemoryGuard> {
+  if (mode === "off" || Deno.build.os !== "linux") {
+    return heapOnly(
+      mode === "off" ? "cgroups turned off by configuration" : `cgroups are Linux only`,
+    );
+  }
+  const selfText = await readText("/proc/self/cgroup");
+  if (!selfText) return heapOnly("cannot read /proc/self/cgroup");
+  const self = parseSelfCgroups(selfText);
+  const v2 = await detectV2(self);
+  if (typeof v2 !== "string") return v2;
+  const v1 = await detectV1(self);
+  if (typeof v1 !== "string") return v1;
+  return heapOnly(`${v2}; ${v1}`);
+}

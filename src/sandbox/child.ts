@@ -1,0 +1,310 @@
+/**
+ * One sandbox child: a `deno run` process with every permission denied,
+ * the host end of its JSON-RPC channel, and the means to kill it. Everything
+ * the child writes is untrusted: frames are capped, a malformed one ends
+ * the child, and stderr is kept only up to a bound.
+ *
+ * @module
+ */
+import { type ErrorInfo, errorInfo } from "../errors.ts";
+import { type FrameFault, FrameWriter, readFrames } from "../rpc/framing.ts";
+import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
+import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
+import { childArgs } from "./flags.ts";
+import type { SandboxPolicy } from "./policy.ts";
+import { METHOD_READY } from "./protocol.ts";
+
+/** How much of a child's stderr is kept for diagnostics. */
+export const MAX_STDERR_BYTES = 16 * 1024;
+
+/** Where children run and what they may write. */
+export interface ChildEnvironment {
+  /** The Deno binary (the host's own by default). */
+  denoPath: string;
+  /** The trusted guest entry file. */
+  guestEntry: string;
+  /** Cordon's own DENO_DIR. */
+  denoDir: string;
+  /** An empty directory to run in. */
+  cwd: string;
+  memoryGuard: MemoryGuard;
+  allowPrivateNetwork: boolean;
+}
+
+/** Per-child stream limits, fixed at spawn. */
+export interface ChildStreamLimits {
+  maxFrameBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Options for {@link SandboxChild.spawn}. */
+export interface SpawnChildOptions {
+  env: ChildEnvironment;
+  policy: SandboxPolicy;
+  limits: ChildStreamLimits;
+  /** Memory limit for the child's cgroup, if one is made. */
+  memoryBytes: number;
+}
+
+/** Why and how a child ended. */
+export interface ChildExit {
+  code: number;
+  signal: Deno.Signal | null;
+  /** The host killed it, and why. */
+  killedFor?: ErrorInfo;
+  /** The stream broke a rule. */
+  fault?: ErrorInfo;
+  /** The kernel's OOM killer took it (cgroup). */
+  oomKilled: boolean;
+  /** The first {@link MAX_STDERR_BYTES} of stderr. */
+  stderr: string;
+}
+
+/** The handlers an execution binds to a child it takes. */
+export interface ChildHandlers {
+  onRequest?: RequestHandler;
+  onNotification?: NotificationHandler;
+  /** Called once if the child breaks the protocol (the child is then killed). */
+  onFault?(info: ErrorInfo): void;
+}
+
+function faultInfo(fault: FrameFault): ErrorInfo {
+  switch (fault.kind) {
+    case "frame_too_large":
+      return errorInfo("protocol_error", `The sandbox sent a frame over ${fault.limit} bytes`);
+    case "output_too_large":
+      return errorInfo(
+        "output_limit",
+        `The sandbox wrote more than ${fault.limit} bytes of output`,
+      );
+    case "malformed":
+      return errorInfo(
+        "protocol_error",
+        "The sandbox wrote something that is not a JSON-RPC frame",
+        {
+          excerpt: fault.excerpt,
+        },
+      );
+  }
+}
+
+/**
+ * A spawned sandbox child.
+ *
+ * @example
+ * ```ts ignore
+ * await using child = await SandboxChild.spawn(options);
+ * const result = await child.peer.request("run", params);
+ * ```
+ */
+export class SandboxChild {
+  readonly peer: Peer;
+  readonly pid: number;
+  readonly policy: SandboxPolicy;
+  /** Resolves when the guest has loaded and said `ready`. */
+  readonly ready: Promise<void>;
+  /** Resolves when the process has exited and its streams are drained. */
+  readonly exited: Promise<ChildExit>;
+  readonly spawnedAt = performance.now();
+
+  #process: Deno.ChildProcess;
+  #group: ChildGroup | undefined;
+  #handlers: ChildHandlers = {};
+  #killedFor: ErrorInfo | undefined;
+  #fault: ErrorInfo | undefined;
+  #alive = true;
+  #runId = "";
+  #memoryBytes: number;
+
+  private constructor(
+    process: Deno.ChildProcess,
+    group: ChildGroup | undefined,
+    options: SpawnChildOptions,
+  ) {
+    this.#process = process;
+    this.#group = group;
+    this.pid = process.pid;
+    this.policy = options.policy;
+    this.#memoryBytes = options.memoryBytes;
+    const writer = new FrameWriter(async (bytes) => {
+      const w = process.stdin.getWriter();
+      try {
+        await w.write(bytes);
+      } finally {
+        w.releaseLock();
+      }
+    });
+    let markReady!: () => void;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    const peer = new Peer({
+      send: (json) => writer.send(json),
+      onRequest: (method, params) => {
+        const handler = this.#handlers.onRequest;
+        if (!handler) throw new Error(`No execution is bound to this child (${method})`);
+        return handler(method, params);
+      },
+      onNotification: (method, params) => {
+        if (method === METHOD_READY) return markReady();
+        this.#handlers.onNotification?.(method, params);
+      },
+      onProtocolError: (info) => this.#breach(info),
+    });
+    this.peer = peer;
+    const reading = readFrames(process.stdout, {
+      maxFrameBytes: options.limits.maxFrameBytes,
+      maxTotalBytes: options.limits.maxOutputBytes,
+      onFrame: (frame) => peer.receive(frame),
+      onFault: (fault) => this.#breach(faultInfo(fault)),
+    });
+    const stderr = readCapped(process.stderr, MAX_STDERR_BYTES);
+    this.exited = (async () => {
+      const status = await process.status;
+      this.#alive = false;
+      const [, errText] = await Promise.all([reading, stderr]);
+      await process.stdin.close().catch(() => {});
+      const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
+      if (group) await group.remove().catch(() => {});
+      await wipeLocationData(options.env.denoDir, this.#runId);
+      const exit: ChildExit = {
+        code: status.code,
+        signal: status.signal,
+        oomKilled,
+        stderr: errText,
+      };
+      if (this.#killedFor) exit.killedFor = this.#killedFor;
+      if (this.#fault) exit.fault = this.#fault;
+      peer.close(
+        this.#killedFor ?? this.#fault ?? errorInfo("sandbox_crashed", "The sandbox exited"),
+      );
+      // If it died before saying ready, nobody may wait forever.
+      markReady();
+      return exit;
+    })();
+  }
+
+  /** Spawns a child, puts it in its own cgroup (if any), and returns at once. */
+  static async spawn(options: SpawnChildOptions): Promise<SandboxChild> {
+    const { env, policy } = options;
+    const runId = crypto.randomUUID();
+    const args = childArgs({
+      policy,
+      guestEntry: env.guestEntry,
+      runId,
+      allowPrivateNetwork: env.allowPrivateNetwork,
+    });
+    const group = await env.memoryGuard.create(options.memoryBytes);
+    let process: Deno.ChildProcess;
+    try {
+      process = new Deno.Command(env.denoPath, {
+        args,
+        cwd: env.cwd,
+        clearEnv: true,
+        env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (err) {
+      await group?.remove();
+      throw err;
+    }
+    if (group) {
+      // The guest runs no user code until its first frame, so moving it now
+      // is in time. If the move fails, the child must not run unguarded.
+      try {
+        await group.add(process.pid);
+      } catch (err) {
+        try {
+          process.kill("SIGKILL");
+        } catch { /* already gone */ }
+        await process.status;
+        await group.remove();
+        throw err;
+      }
+    }
+    const child = new SandboxChild(process, group, options);
+    child.#runId = runId;
+    return child;
+  }
+
+  /** True until the process has exited. */
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Binds an execution's handlers (a child serves one execution). */
+  bind(handlers: ChildHandlers): void {
+    this.#handlers = handlers;
+    if (this.#fault) handlers.onFault?.(this.#fault);
+  }
+
+  /** Sets the cgroup memory limit (before the run starts); a no-op when unchanged. */
+  async setMemory(bytes: number): Promise<void> {
+    if (!this.#group || bytes === this.#memoryBytes) return;
+    await this.#group.setMemory(bytes);
+    this.#memoryBytes = bytes;
+  }
+
+  /** Peak memory of the child's cgroup, if measured. */
+  peakBytes(): Promise<number | undefined> {
+    return this.#group?.peakBytes() ?? Promise.resolve(undefined);
+  }
+
+  /** Kills the child with SIGKILL, recording why (first reason wins). */
+  kill(reason?: ErrorInfo): void {
+    if (reason && !this.#killedFor) this.#killedFor = reason;
+    if (!this.#alive) return;
+    try {
+      this.#process.kill("SIGKILL");
+    } catch {
+      // It exited between the check and the kill.
+    }
+  }
+
+  #breach(info: ErrorInfo): void {
+    if (this.#fault) return;
+    this.#fault = info;
+    this.#handlers.onFault?.(info);
+    this.kill(info);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.kill();
+    await this.exited;
+  }
+}
+
+/**
+ * Deletes what a run stored under its unique `--location` (`localStorage`,
+ * `caches`). Nothing could read it again, but it must not pile up.
+ */
+async function wipeLocationData(denoDir: string, runId: string): Promise<void> {
+  if (!runId) return;
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`https://run-${runId}.invalid`),
+  );
+  const hash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const base = `${denoDir}/location_data`;
+  for (const dir of [`${base}/${hash}`, `${base}/web_cache/${hash}`]) {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array>, max: number): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let kept = 0;
+  try {
+    for await (const chunk of stream) {
+      if (kept < max) {
+        const part = chunk.subarray(0, max - kept);
+        kept += part.length;
+        text += decoder.decode(part, { stream: true });
+      }
+    }
+  } catch {
+    // The pipe broke when the process died.
+  }
+  return text;
+}

@@ -1,0 +1,56 @@
+/**
+ * The child's command line. Every flag is here for a measured reason
+ * (DESIGN.md, "The sandbox"); change none without a test that shows why.
+ *
+ * @module
+ */
+import { DENIED_NET_RANGES, type SandboxPolicy } from "./policy.ts";
+
+/** Options for {@link childArgs}. */
+export interface ChildArgsOptions {
+  policy: SandboxPolicy;
+  /** The trusted guest entry (a file path or `file:` URL). */
+  guestEntry: string;
+  /** A unique id: isolates `localStorage` and `caches` per run. */
+  runId: string;
+  /**
+   * Let allowed hosts resolve to private and loopback addresses. For local
+   * development and tests of the allow-list only; never for a shared service.
+   */
+  allowPrivateNetwork?: boolean;
+}
+
+/** The arguments after `deno` for one sandbox child. */
+export function childArgs(options: ChildArgsOptions): string[] {
+  const { policy } = options;
+  const args = [
+    "run",
+    "--no-prompt",
+    "--no-config",
+    "--no-lock",
+    "--no-remote",
+    "--no-npm",
+    "--cached-only",
+    // Untrusted modules must not land in the shared V8 code cache.
+    "--no-code-cache",
+    "--deny-read",
+    "--deny-write",
+    "--deny-env",
+    "--deny-run",
+    "--deny-ffi",
+    "--deny-sys",
+    "--deny-import",
+  ];
+  if (policy.netAllow.length === 0) {
+    args.push("--deny-net");
+  } else {
+    args.push(`--allow-net=${policy.netAllow.join(",")}`);
+    if (!options.allowPrivateNetwork) args.push(`--deny-net=${DENIED_NET_RANGES.join(",")}`);
+  }
+  args.push(
+    `--location=https://run-${options.runId}.invalid`,
+    `--v8-flags=--max-old-space-size=${policy.heapMiB}`,
+    options.guestEntry,
+  );
+  return args;
+}

@@ -1,0 +1,195 @@
+/**
+ * The trusted entry of every sandbox child. It is the only module Deno
+ * loads from disk; the user's code arrives over stdin and is imported from
+ * a `data:` URL, so every import inside it is permission-checked.
+ *
+ * This file and what it imports run inside the child: no npm, no remote
+ * imports, nothing but `../../rpc/` and the shared protocol.
+ *
+ * @module
+ */
+import { CordonError, type ErrorInfo, isErrorCode } from "../../errors.ts";
+import { CodecError, encodeValue } from "../../rpc/codec.ts";
+import { FrameWriter, readFrames } from "../../rpc/framing.ts";
+import { Peer } from "../../rpc/peer.ts";
+import {
+  type GuestConnector,
+  type LogLevel,
+  METHOD_LOG,
+  METHOD_READY,
+  METHOD_RUN,
+  METHOD_TOOL_CALL,
+  type RunParams,
+  type RunResult,
+} from "../protocol.ts";
+
+// Captured before user code can touch the intrinsics.
+const { defineProperty, freeze, create } = Object;
+const weakSetHas = WeakSet.prototype.has;
+const weakSetAdd = WeakSet.prototype.add;
+const inspect = Deno.inspect;
+const stdout = Deno.stdout;
+const stdin = Deno.stdin;
+
+/** Host frames are trusted, but a bound keeps a bug from eating memory. */
+const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
+
+/** Errors this guest created for failed tool calls (their code is the host's). */
+const toolErrors = new WeakSet<object>();
+
+const writer = new FrameWriter((bytes) => writeAll(bytes));
+
+async function writeAll(bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await stdout.write(bytes.subarray(offset));
+}
+
+const peer = new Peer({
+  send: (json) => writer.send(json),
+  onRequest: (method, params) => {
+    if (method === METHOD_RUN) return run(params as RunParams);
+    throw new CordonError("invalid_request", `The guest does not handle ${method}`);
+  },
+});
+
+function toolError(connector: string, tool: string, info: ErrorInfo): Error {
+  const err = new Error(`${connector}.${tool}: ${info.message}`) as Error & {
+    code: string;
+    details?: unknown;
+  };
+  err.code = info.code;
+  if (info.details) err.details = info.details;
+  Reflect.apply(weakSetAdd, toolErrors, [err]);
+  return err;
+}
+
+function makeConnector(c: GuestConnector): object {
+  const handle = create(null);
+  for (const tool of c.tools) {
+    const call = async (args?: unknown) => {
+      try {
+        return await peer.request(METHOD_TOOL_CALL, { connector: c.name, tool, args });
+      } catch (err) {
+        const info = err instanceof CordonError
+          ? err.toInfo()
+          : { code: "tool_error" as const, message: String(err) };
+        throw toolError(c.name, tool, info);
+      }
+    };
+    defineProperty(call, "name", { value: tool });
+    defineProperty(handle, tool, { value: call, enumerable: true });
+  }
+  return freeze(handle);
+}
+
+function installGlobals(connectors: GuestConnector[]): void {
+  for (const c of connectors) {
+    defineProperty(globalThis, c.name, {
+      value: makeConnector(c),
+      writable: false,
+      configurable: false,
+      enumerable: false,
+    });
+  }
+  const send = (level: LogLevel) => (...args: unknown[]) => {
+    const message = args.map((a) =>
+      typeof a === "string" ? a : inspect(a, { depth: 4, colors: false })
+    ).join(" ");
+    peer.notify(METHOD_LOG, { level, message });
+  };
+  const captured = {
+    ...console,
+    log: send("log"),
+    info: send("info"),
+    warn: send("warn"),
+    error: send("error"),
+    debug: send("debug"),
+    trace: send("debug"),
+  };
+  defineProperty(globalThis, "console", { value: captured, writable: true, configurable: true });
+}
+
+/** The script's own line and column for an error, from its stack. */
+function locate(err: unknown, lineOffset: number): { line: number; column: number } | undefined {
+  const stack = err instanceof Error && typeof err.stack === "string" ? err.stack : "";
+  for (const line of stack.split("\n")) {
+    if (!line.includes("data:text/javascript")) continue;
+    const m = /:(\d+):(\d+)\)?\s*$/.exec(line);
+    if (!m) continue;
+    const userLine = Number(m[1]) - lineOffset;
+    if (userLine >= 1) return { line: userLine, column: Number(m[2]) };
+  }
+  return undefined;
+}
+
+function scriptFailure(err: unknown, lineOffset: number): CordonError {
+  const location = locate(err, lineOffset);
+  if (err !== null && typeof err === "object" && Reflect.apply(weakSetHas, toolErrors, [err])) {
+    const e = err as Error & { code: string; details?: Record<string, unknown> };
+    const code = isErrorCode(e.code) ? e.code : "tool_error";
+    return new CordonError(code, e.message, { details: e.details, location });
+  }
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const details: Record<string, unknown> = { name: err.name };
+    if (typeof code === "string") details.code = code;
+    return new CordonError("script_error", `${err.name}: ${err.message}`, { details, location });
+  }
+  let text: string;
+  try {
+    text = typeof err === "string" ? err : inspect(err, { depth: 2 });
+  } catch {
+    text = "(a value that cannot be shown)";
+  }
+  return new CordonError("script_error", `Uncaught ${text}`, { location });
+}
+
+/** Refuses a result that cannot cross or is too large, with a message that says so. */
+function checkResult(value: unknown, maxBytes: number): void {
+  let json: string;
+  try {
+    json = JSON.stringify(encodeValue(value)) ?? "";
+  } catch (err) {
+    if (err instanceof CodecError) {
+      throw new CordonError(
+        "result_not_serializable",
+        `The result cannot be returned: ${err.message}`,
+        {
+          details: { path: err.path },
+        },
+      );
+    }
+    throw err;
+  }
+  const bytes = new TextEncoder().encode(json).length;
+  if (bytes > maxBytes) {
+    throw new CordonError(
+      "result_too_large",
+      `The result is ${bytes} bytes, over the ${maxBytes}-byte limit; return a smaller value`,
+      { details: { bytes, limit: maxBytes } },
+    );
+  }
+}
+
+async function run(params: RunParams): Promise<RunResult> {
+  installGlobals(params.connectors);
+  let value: unknown;
+  try {
+    const mod = await import("data:text/javascript," + encodeURIComponent(params.module));
+    const entry = mod.default;
+    value = typeof entry === "function" ? await entry(params.input) : await entry;
+  } catch (err) {
+    throw scriptFailure(err, params.lineOffset);
+  }
+  checkResult(value, params.maxResultBytes);
+  return { value };
+}
+
+readFrames(stdin.readable, {
+  maxFrameBytes: MAX_HOST_FRAME_BYTES,
+  maxTotalBytes: Number.MAX_SAFE_INTEGER,
+  onFrame: (frame) => peer.receive(frame),
+  onFault: () => Deno.exit(70),
+}).then(() => Deno.exit(0));
+
+peer.notify(METHOD_READY, {});

@@ -1,0 +1,32 @@
+/**
+ * The sandbox: policy, flags, cgroups, the child process and the pool.
+ * `guest/` runs inside the child and is not exported.
+ *
+ * @module
+ */
+export {
+  CHILD_PIDS_MAX,
+  type ChildGroup,
+  detectMemoryGuard,
+  type MemoryGuard,
+  type MemoryGuardKind,
+} from "./cgroup.ts";
+export {
+  type ChildEnvironment,
+  type ChildExit,
+  type ChildHandlers,
+  type ChildStreamLimits,
+  MAX_STDERR_BYTES,
+  SandboxChild,
+  type SpawnChildOptions,
+} from "./child.ts";
+export { childArgs, type ChildArgsOptions } from "./flags.ts";
+export {
+  DENIED_NET_RANGES,
+  MAX_NET_ALLOW_HOSTS,
+  normalizeNetAllow,
+  policyKey,
+  type SandboxPolicy,
+} from "./policy.ts";
+export { ChildPool, type ChildPoolOptions } from "./pool.ts";
+export * from "./protocol.ts";

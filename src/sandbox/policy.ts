@@ -1,0 +1,76 @@
+/**
+ * What a sandbox child may do, decided per execution. Two children with the
+ * same {@link policyKey} are interchangeable, which is what lets the pool
+ * hand out pre-spawned children.
+ *
+ * @module
+ */
+import { CordonError } from "../errors.ts";
+
+/** A child's permissions and heap. */
+export interface SandboxPolicy {
+  /** V8 old-space cap in MiB (`--max-old-space-size`). */
+  heapMiB: number;
+  /** Hosts the child may reach (`host` or `host:port`); empty means no network. */
+  netAllow: readonly string[];
+}
+
+/**
+ * Address ranges a child never reaches, even when a host is allowed: Deno
+ * checks these against the addresses a name resolves to, so a public name
+ * pointing at loopback or a metadata service is refused too.
+ */
+export const DENIED_NET_RANGES: readonly string[] = [
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.168.0.0/16",
+  "198.18.0.0/15",
+  "224.0.0.0/4",
+  "240.0.0.0/4",
+  "::/128",
+  "::1/128",
+  "::ffff:0:0/96",
+  "fc00::/7",
+  "fe80::/10",
+  "localhost",
+];
+
+/** A host name, IPv4 or bracketed IPv6, with an optional port. No wildcards, no paths. */
+const HOST_PATTERN =
+  /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/i;
+
+/** How many hosts one policy may allow (a command-line length guard). */
+export const MAX_NET_ALLOW_HOSTS = 64;
+
+/**
+ * Checks and normalizes a host allow-list.
+ * Throws `invalid_request` for anything that is not a plain host.
+ */
+export function normalizeNetAllow(hosts: readonly string[] | undefined): string[] {
+  if (!hosts || hosts.length === 0) return [];
+  if (hosts.length > MAX_NET_ALLOW_HOSTS) {
+    throw new CordonError("invalid_request", `Cannot allow more than ${MAX_NET_ALLOW_HOSTS} hosts`);
+  }
+  const out = new Set<string>();
+  for (const raw of hosts) {
+    const host = String(raw).trim().toLowerCase();
+    if (!HOST_PATTERN.test(host)) {
+      throw new CordonError(
+        "invalid_request",
+        `Cannot allow host "${raw}": give a host name or address with an optional port, no scheme, path or wildcard`,
+      );
+    }
+    out.add(host);
+  }
+  return [...out].sort();
+}
+
+/** A stable key: equal keys mean interchangeable children. */
+export function policyKey(policy: SandboxPolicy): string {
+  return `${policy.heapMiB}|${policy.netAllow.join(",")}`;
+}

@@ -1,0 +1,59 @@
+/**
+ * The messages between the host and the guest in the child, in one file
+ * that both sides import (plain types and names only: the guest may import
+ * nothing else).
+ *
+ * ```
+ * child → host   notification  ready        {}
+ * host  → child  request       run          RunParams → RunResult
+ * child → host   request       tool.call    ToolCallParams → value
+ * child → host   notification  log          LogParams
+ * ```
+ *
+ * @module
+ */
+
+/** Method names on the channel. */
+export const METHOD_READY = "ready";
+export const METHOD_RUN = "run";
+export const METHOD_TOOL_CALL = "tool.call";
+export const METHOD_LOG = "log";
+
+/** One connector as the guest needs to know it: a name and method names. */
+export interface GuestConnector {
+  name: string;
+  tools: string[];
+}
+
+/** What the host sends to start a run. */
+export interface RunParams {
+  /** A JavaScript module whose default export is the entry (a function or a value). */
+  module: string;
+  /** Lines the host added before the user's first line (to map locations back). */
+  lineOffset: number;
+  input: unknown;
+  connectors: GuestConnector[];
+  /** The result's encoded size limit; the guest refuses larger results itself. */
+  maxResultBytes: number;
+}
+
+/** What the guest answers when the run ends normally. */
+export interface RunResult {
+  value: unknown;
+}
+
+/** A tool call from the script. */
+export interface ToolCallParams {
+  connector: string;
+  tool: string;
+  args: unknown;
+}
+
+/** Console levels the guest reports. */
+export type LogLevel = "log" | "info" | "warn" | "error" | "debug";
+
+/** A console line from the script. */
+export interface LogParams {
+  level: LogLevel;
+  message: string;
+}
