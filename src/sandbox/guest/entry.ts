@@ -10,7 +10,7 @@
  */
 import { CordonError, type ErrorInfo, isErrorCode } from "../../errors.ts";
 import { CodecError, encodeValue } from "../../rpc/codec.ts";
-import { FrameWriter, readFrames } from "../../rpc/framing.ts";
+import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
@@ -184,6 +184,45 @@ async function run(params: RunParams): Promise<RunResult> {
   checkResult(value, params.maxResultBytes);
   return { value };
 }
+
+/**
+ * Runs once before `ready`: every function on the run path is compiled on
+ * its first call, and a pooled child should pay that while it waits, not
+ * while the caller does. An in-process pair of peers carries a rehearsal
+ * frame through framing, codec, dispatch and a `data:` import.
+ */
+async function rehearse(): Promise<void> {
+  const splitter = new LineSplitter(MAX_HOST_FRAME_BYTES);
+  let host!: Peer;
+  const guest = new Peer({
+    send: (json) => host.receive(JSON.parse(json)),
+    onRequest: async (_method, params) => {
+      const p = params as RunParams;
+      const mod = await import("data:text/javascript," + encodeURIComponent(p.module));
+      const value = await mod.default(p.input);
+      checkResult(value, p.maxResultBytes);
+      return { value };
+    },
+  });
+  host = new Peer({
+    send: (json) => {
+      for (const line of splitter.push(new TextEncoder().encode(json + "\n"))) {
+        guest.receive(JSON.parse(line));
+      }
+    },
+  });
+  const params: RunParams = {
+    module: "export default async function (input) {\nreturn input;\n}",
+    lineOffset: 1,
+    input: { rehearsal: [1, "two", true, null] },
+    connectors: [],
+    maxResultBytes: 1024,
+  };
+  await host.request(METHOD_RUN, params);
+  scriptFailure(new Error("rehearsal"), 1);
+}
+
+await rehearse();
 
 readFrames(stdin.readable, {
   maxFrameBytes: MAX_HOST_FRAME_BYTES,
