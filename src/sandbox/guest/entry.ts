@@ -193,7 +193,6 @@ async function run(params: RunParams): Promise<RunResult> {
  */
 async function rehearse(): Promise<void> {
   const splitter = new LineSplitter(MAX_HOST_FRAME_BYTES);
-  let host!: Peer;
   const guest = new Peer({
     send: (json) => host.receive(JSON.parse(json)),
     onRequest: async (_method, params) => {
@@ -204,7 +203,7 @@ async function rehearse(): Promise<void> {
       return { value };
     },
   });
-  host = new Peer({
+  const host: Peer = new Peer({
     send: (json) => {
       for (const line of splitter.push(new TextEncoder().encode(json + "\n"))) {
         guest.receive(JSON.parse(line));
