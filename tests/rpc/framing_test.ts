@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { type FrameFault, FrameWriter, LineSplitter, readFrames } from "../../src/rpc/framing.ts";
+
+const enc = new TextEncoder();
+
+function streamOf(...chunks: (string | Uint8Array)[]): ReadableStream<Uint8Array> {
+  return ReadableStream.from(chunks.map((c) => typeof c === "string" ? enc.encode(c) : c));
+}
+
+async function collect(
+  stream: ReadableStream<Uint8Array>,
+  maxFrameBytes = 1024,
+  maxTotalBytes = 1 << 20,
+) {
+  const frames: unknown[] = [];
+  const faults: FrameFault[] = [];
+  await readFrames(stream, {
+    maxFrameBytes,
+    maxTotalBytes,
+    onFrame: (f) => frames.push(f),
+    onFault: (f) => faults.push(f),
+  });
+  return { frames, faults };
+}
+
+Deno.test("LineSplitter.push() joins lines split across chunks", () => {
+  const s = new LineSplitter(100);
+  assert.deepEqual(s.push(enc.encode('{"a"')), []);
+  assert.deepEqual(s.push(enc.encode(':1}\n{"b":2}\n{"c"')), ['{"a":1}', '{"b":2}']);
+  assert.equal(s.pendingBytes, 4);
+});
+
+Deno.test("LineSplitter.push() keeps multi-byte characters split across chunks", () => {
+  const bytes = enc.encode('"héllo"\n');
+  const s = new LineSplitter(100);
+  assert.deepEqual([...s.push(bytes.subarray(0, 3)), ...s.push(bytes.subarray(3))], ['"héllo"']);
+});
+
+Deno.test("LineSplitter.push() refuses a line over the cap before it ends", () => {
+  const s = new LineSplitter(10);
+  assert.throws(() => s.push(enc.encode("x".repeat(11))), RangeError);
+});
+
+Deno.test("readFrames() delivers frames in order and skips blank lines", async () => {
+  const { frames, faults } = await collect(streamOf('{"a":1}\n\n', '{"b":2}\r\n'));
+  assert.deepEqual(frames, [{ a: 1 }, { b: 2 }]);
+  assert.deepEqual(faults, []);
+});
+
+Deno.test("readFrames() stops at a malformed line and reports it", async () => {
+  const { frames, faults } = await collect(streamOf('{"a":1}\nnot json\n{"b":2}\n'));
+  assert.deepEqual(frames, [{ a: 1 }]);
+  assert.equal(faults[0].kind, "malformed");
+});
+
+Deno.test("readFrames() stops at a frame over the cap", async () => {
+  const { faults } = await collect(streamOf("[" + "1,".repeat(600) + "1]\n"), 1000);
+  assert.deepEqual(faults, [{ kind: "frame_too_large", limit: 1000 }]);
+});
+
+Deno.test("readFrames() stops when the total output passes its cap", async () => {
+  const many = Array.from({ length: 100 }, () => '{"x":1}\n');
+  const { frames, faults } = await collect(streamOf(...many), 1000, 200);
+  assert.ok(frames.length < 100);
+  assert.deepEqual(faults, [{ kind: "output_too_large", limit: 200 }]);
+});
+
+Deno.test("FrameWriter.send() never interleaves concurrent frames", async () => {
+  const written: string[] = [];
+  const dec = new TextDecoder();
+  const w = new FrameWriter(async (bytes) => {
+    // Write in two halves with a yield between, as a slow pipe would.
+    const mid = bytes.length >> 1;
+    written.push(dec.decode(bytes.subarray(0, mid)));
+    await new Promise((r) => setTimeout(r, 1));
+    written.push(dec.decode(bytes.subarray(mid)));
+  });
+  await Promise.all([w.send('{"n":1}'), w.send('{"n":2}'), w.send('{"n":3}')]);
+  assert.equal(written.join(""), '{"n":1}\n{"n":2}\n{"n":3}\n');
+});
