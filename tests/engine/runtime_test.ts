@@ -460,7 +460,7 @@ Deno.test("close() ends running executions with runtime_closed and kills their c
 });
 
 Deno.test("capabilities() reports the memory guard, pool and limits", async () => {
-  await withRuntime(async (rt) => {
+  await withRuntime((rt) => {
     const caps = rt.capabilities();
     assert.ok(["cgroup-v2", "cgroup-v1", "heap-only"].includes(caps.memoryGuard.kind));
     assert.ok(caps.memoryGuard.reason.length > 0);
@@ -468,5 +468,6 @@ Deno.test("capabilities() reports the memory guard, pool and limits", async () =
     assert.equal(caps.deno, Deno.version.deno);
     assert.equal(caps.limits.timeoutMs, 30_000);
     assert.deepEqual(rt.connectors().map((c) => c.name), ["math", "slow"]);
+    return Promise.resolve();
   });
 });

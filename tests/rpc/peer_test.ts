@@ -3,9 +3,8 @@ import { CordonError, type ErrorInfo } from "../../src/errors.ts";
 import { Peer, type PeerOptions } from "../../src/rpc/peer.ts";
 
 function pair(b: Partial<PeerOptions> = {}, a: Partial<PeerOptions> = {}) {
-  let left!: Peer;
-  const right = new Peer({ send: (json) => left.receive(JSON.parse(json)), ...b });
-  left = new Peer({ send: (json) => right.receive(JSON.parse(json)), ...a });
+  const right: Peer = new Peer({ send: (json) => left.receive(JSON.parse(json)), ...b });
+  const left: Peer = new Peer({ send: (json) => right.receive(JSON.parse(json)), ...a });
   return { left, right };
 }
 
