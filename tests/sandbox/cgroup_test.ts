@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { CHILD_PIDS_MAX, detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
+
+Deno.test("detectMemoryGuard('off') relies on the heap cap and says why", async () => {
+  const guard = await detectMemoryGuard("off");
+  assert.equal(guard.kind, "heap-only");
+  assert.match(guard.reason, /off/);
+  assert.equal(await guard.create(1 << 28), undefined);
+});
+
+Deno.test("detectMemoryGuard('auto') makes groups that hold a process, when the host allows", async () => {
+  const guard = await detectMemoryGuard("auto");
+  assert.ok(guard.reason.length > 0);
+  if (guard.kind === "heap-only") {
+    // Nothing to create here: the reason says what was tried.
+    assert.match(guard.reason, /cgroup/);
+    return;
+  }
+  const group = (await guard.create(64 * 1024 * 1024))!;
+  const sleeper = new Deno.Command("sleep", { args: ["5"] }).spawn();
+  try {
+    await group.add(sleeper.pid);
+    const self = await Deno.readTextFile(`/proc/${sleeper.pid}/cgroup`);
+    assert.match(self, /cordon-\d+\/c\d+-/);
+    assert.equal(await group.oomKilled(), false);
+  } finally {
+    sleeper.kill("SIGKILL");
+    await sleeper.status;
+    await group.remove();
+    await guard.dispose();
+  }
+  assert.ok(CHILD_PIDS_MAX >= 32);
+});
