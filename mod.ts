@@ -3,7 +3,7 @@
  * calls your tools.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { z } from "zod";
  * import { createRuntime, defineConnector } from "@cordon/runtime";
  *

@@ -92,7 +92,7 @@ function guestEntryPath(): string {
  * Creates a runtime.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { z } from "zod";
  * import { createRuntime, defineConnector } from "@cordon/runtime";
  * const math = defineConnector({
