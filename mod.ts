@@ -19,7 +19,7 @@
  *     },
  *   },
  * });
- * await using runtime = await createRuntime({ connectors: [math] });
+ * await using runtime = await createRuntime({ connectors: [math], db: ":memory:" });
  * const out = await runtime.execute({ code: "return await math.add({ a: 1, b: 2 })" });
  * ```
  *
@@ -30,16 +30,22 @@ export {
   type CodeForm,
   type CompletedResult,
   createRuntime,
+  DEFAULT_DURABILITY,
   DEFAULT_LIMITS,
   DEFAULT_MAX_LIMITS,
   type Diagnostic,
   type ErrorResult,
   type ExecuteRequest,
   type ExecuteResult,
+  type ExecutionDetails,
   type ExecutionMeta,
   type ExecutionPolicy,
+  type ExecutionSummary,
   type Limits,
   type LogEntry,
+  type PausedResult,
+  type PendingAction,
+  type RollbackReport,
   type Runtime,
   type RuntimeCapabilities,
   type RuntimeOptions,
@@ -65,3 +71,5 @@ export {
   type SourceLocation,
 } from "./src/errors.ts";
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
+export type { CallState, PendingNeed } from "./src/store/calls.ts";
+export type { ExecutionStatus } from "./src/store/executions.ts";

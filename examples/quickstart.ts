@@ -15,6 +15,6 @@ const math = defineConnector({
   },
 });
 
-await using runtime = await createRuntime({ connectors: [math] });
+await using runtime = await createRuntime({ connectors: [math], db: ":memory:" });
 const out = await runtime.execute({ code: "return await math.add({ a: 1, b: 2 })" });
 console.log(JSON.stringify(out, null, 2));

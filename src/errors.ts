@@ -35,7 +35,14 @@ export type ErrorCode =
   | "tool_error"
   | "tool_timeout"
   | "value_too_large"
-  | "policy_denied";
+  | "policy_denied"
+  // Durable executions.
+  | "execution_not_found"
+  | "invalid_state"
+  | "rejected"
+  | "replay_divergence"
+  | "interrupted"
+  | "expired";
 
 /** Every code, for validation and exhaustive tables. */
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -62,6 +69,12 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "tool_timeout",
   "value_too_large",
   "policy_denied",
+  "execution_not_found",
+  "invalid_state",
+  "rejected",
+  "replay_divergence",
+  "interrupted",
+  "expired",
 ];
 
 /** Where in the user's own code something went wrong (1-based). */

@@ -25,6 +25,8 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   timeoutMs?: number;
   /** Runs the call with validated input. Leave out for `resolution: "client"`. */
   execute?: (input: z.output<I>, context: ToolContext) => z.input<O> | Promise<z.input<O>>;
+  /** Undoes an applied call, given its input and result (rollback calls it, newest first). */
+  revert?: (input: z.output<I>, result: z.output<O>) => unknown | Promise<unknown>;
 }
 
 /** Options for {@link defineConnector}. */
@@ -129,6 +131,7 @@ export function defineConnector(options: DefineConnectorOptions): Connector {
       };
     }
     if (def.execute) tool.execute = (args, ctx) => def.execute!(args, ctx);
+    if (def.revert) tool.revert = (args, result) => def.revert!(args, result);
     tools.push(tool);
   }
   const connector: Connector = { name: options.name, description: options.description, tools };

@@ -49,6 +49,8 @@ export interface Tool {
   validateOutput?(value: unknown): Validation;
   /** Runs the call. Absent for client-resolved tools. */
   execute?(args: unknown, context: ToolContext): unknown | Promise<unknown>;
+  /** Undoes an applied call (used by rollback). */
+  revert?(args: unknown, result: unknown): unknown | Promise<unknown>;
 }
 
 /** A named provider of tools. */

@@ -1,9 +1,22 @@
 /**
- * The engine: `createRuntime()`, limits, and the execute envelope.
+ * The engine: `createRuntime()`, durable executions, limits, and the
+ * execute envelope.
  *
  * @module
  */
-export { classifyExit, encodedBytes, runPass, type RunPassOptions } from "./execution.ts";
+export {
+  approve,
+  expirePaused,
+  pending,
+  recoverInterrupted,
+  reject,
+  resolve,
+  rollback,
+  type RollbackReport,
+} from "./control.ts";
+export { type DurabilitySettings, Engine, type EngineParts } from "./engine.ts";
+export { classifyExit, encodedBytes } from "./exit.ts";
+export { CallJournal, canonicalJson, durableJson, type JournalDecision } from "./journal.ts";
 export {
   configureLimits,
   DEFAULT_LIMITS,
@@ -13,9 +26,13 @@ export {
   resolveLimits,
 } from "./limits.ts";
 export { LogBuffer } from "./logs.ts";
+export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
 export {
   createRuntime,
+  DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,
+  type ExecutionDetails,
+  type ExecutionSummary,
   type Runtime,
   type RuntimeCapabilities,
   type RuntimeOptions,
@@ -32,4 +49,6 @@ export type {
   ExecutionMeta,
   ExecutionPolicy,
   LogEntry,
+  PausedResult,
+  PendingAction,
 } from "./types.ts";

@@ -1,34 +1,58 @@
 /**
  * `createRuntime()`: the engine a library user, the server and the test kit
- * all share. It owns the connectors, the sandbox environment, the warm pool
- * and every child it has started.
+ * all share. It owns the connectors, the store, the sandbox environment,
+ * the warm pool and every child it has started.
  *
  * @module
  */
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve as resolvePath } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Connector, ConnectorInfo } from "../connectors/types.ts";
-import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
-import { newId } from "../ids.ts";
-import { detectMemoryGuard, type MemoryGuard, type MemoryGuardKind } from "../sandbox/cgroup.ts";
-import { type ChildEnvironment, SandboxChild } from "../sandbox/child.ts";
-import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../sandbox/policy.ts";
-import { ChildPool } from "../sandbox/pool.ts";
-import { runPass } from "./execution.ts";
-import { configureLimits, type Limits, resolveLimits } from "./limits.ts";
-import { prepareSource } from "./source.ts";
-import type { Diagnostic, ExecuteRequest, ExecuteResult, ExecutionMeta } from "./types.ts";
-
-const MiB = 1024 * 1024;
+import { CordonError } from "../errors.ts";
+import { detectMemoryGuard, type MemoryGuardKind } from "../sandbox/cgroup.ts";
+import type { ChildEnvironment } from "../sandbox/child.ts";
+import { CallStore } from "../store/calls.ts";
+import { openDb } from "../store/client.ts";
+import { EXECUTION_STATUSES, type ExecutionStatus, ExecutionStore } from "../store/executions.ts";
+import { LogStore } from "../store/logs.ts";
+import { migrate } from "../store/migrations.ts";
+import * as control from "./control.ts";
+import { type DurabilitySettings, Engine, toCallRecord } from "./engine.ts";
+import { configureLimits, type Limits } from "./limits.ts";
+import type { CallRecord, ExecuteRequest, ExecuteResult, PendingAction } from "./types.ts";
 
 /** Children kept warm when the caller does not say. */
 export const DEFAULT_POOL_SIZE = 2;
 
+/** Durability defaults, each with its reason. */
+export const DEFAULT_DURABILITY = Object.freeze({
+  // Long enough for a person at the screen to approve; short enough not to hoard children.
+  holdMs: 5 * 60_000,
+  // An idle child costs about 10 MiB; 16 held children is a bounded cost.
+  maxHeld: 16,
+  // A node that stops renewing for this long is taken for dead.
+  leaseMs: 15_000,
+  // The durable call-log bound from DESIGN.md (UTF-8 bytes).
+  maxDurableValueBytes: 1_000_000,
+  // A paused run nobody decided in a day is stale.
+  expireAfterMs: 24 * 60 * 60_000,
+  expireEveryMs: 60 * 60_000,
+});
+
 /** Options for {@link createRuntime}. */
 export interface RuntimeOptions {
   connectors?: readonly Connector[];
+  /**
+   * The database: `file:…` (default `file:<dataDir>/cordon.db`), `:memory:`, or a libSQL server
+   * (`libsql://…`, `http://…`).
+   */
+  db?: string;
+  /** Auth token for a libSQL server. */
+  dbAuthToken?: string;
+  /** Where a default `file:` database lives (default `./.cordon`). */
+  dataDir?: string;
   /** Defaults for every execution. */
   limits?: Partial<Limits>;
   /** The most an execution may ask for. */
@@ -38,6 +62,7 @@ export interface RuntimeOptions {
     size?: number;
   };
   sandbox?: SandboxOptions;
+  durability?: Partial<typeof DEFAULT_DURABILITY>;
 }
 
 /** Where and how children run. */
@@ -63,12 +88,59 @@ export interface RuntimeCapabilities {
   pool: { size: number; idle: number };
   limits: Limits;
   maxLimits: Limits;
+  db: string;
+  nodeId: string;
+  declarationHash: string;
+}
+
+/** An execution as listed. */
+export interface ExecutionSummary {
+  executionId: string;
+  status: ExecutionStatus;
+  createdAt: number;
+  updatedAt: number;
+  endedAt?: number;
+  passes: number;
+  error?: { code: string; message: string };
+}
+
+/** An execution with its code, outcome and whole call log. */
+export interface ExecutionDetails extends ExecutionSummary {
+  code: string;
+  input: unknown;
+  result?: unknown;
+  connectors: string[];
+  declarationHash: string;
+  calls: (CallRecord & { result?: unknown })[];
+  pending: PendingAction[];
 }
 
 /** The engine. Dispose it (`await using`) to kill every child it started. */
 export interface Runtime extends AsyncDisposable {
   /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Approves waiting calls and returns the next outcome (live, or by replay). */
+  approve(executionId: string, options?: { seq?: number }): Promise<ExecuteResult>;
+  /** Rejects waiting calls (they throw `rejected` in the script) and returns the next outcome. */
+  reject(executionId: string, options?: { seq?: number; reason?: string }): Promise<ExecuteResult>;
+  /** Supplies the value of a client-resolved call and returns the next outcome. */
+  resolve(executionId: string, seq: number, value: unknown): Promise<ExecuteResult>;
+  /** Reverts applied calls newest first and marks the execution `rolled_back`. */
+  rollback(executionId: string): Promise<control.RollbackReport>;
+  /** Every call waiting for a decision, across executions. */
+  pending(): Promise<PendingAction[]>;
+  /** Executions newest first. */
+  executions(options?: { status?: ExecutionStatus; limit?: number; cursor?: string }): Promise<{
+    items: ExecutionSummary[];
+    nextCursor?: string;
+  }>;
+  /** One execution with its call log; `undefined` if unknown. */
+  execution(executionId: string): Promise<ExecutionDetails | undefined>;
+  deleteExecution(executionId: string): Promise<boolean>;
+  /** Keeps the newest `keep` ended executions; returns how many were deleted. */
+  pruneExecutions(options: { keep: number }): Promise<number>;
+  /** Rejects paused executions older than `maxAgeMs`; returns their ids. */
+  expirePaused(options: { maxAgeMs: number }): Promise<string[]>;
   /** The connectors and their tools, as data. */
   connectors(): ConnectorInfo[];
   capabilities(): RuntimeCapabilities;
@@ -88,6 +160,20 @@ function guestEntryPath(): string {
   return fileURLToPath(url);
 }
 
+async function hashCatalogue(connectors: ConnectorInfo[]): Promise<string> {
+  const text = JSON.stringify(
+    connectors,
+    (_k, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+        : v,
+  );
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const MAX_PAGE = 500;
+
 /**
  * Creates a runtime.
  *
@@ -100,19 +186,29 @@ function guestEntryPath(): string {
  *   description: "Arithmetic",
  *   tools: { add: { description: "Add", input: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b } },
  * });
- * await using runtime = await createRuntime({ connectors: [math] });
+ * await using runtime = await createRuntime({ connectors: [math], db: ":memory:" });
  * const out = await runtime.execute({ code: "return await math.add({ a: 1, b: 2 })" });
  * ```
  */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
   const registry = new ConnectorRegistry(options.connectors ?? []);
   const { defaults, maxima } = configureLimits(options.limits, options.maxLimits);
+  const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
   const base = join(tmpdir(), "cordon");
   const denoDir = sandbox.denoDir ?? join(base, "deno");
   const cwd = join(base, "empty");
   await Deno.mkdir(denoDir, { recursive: true });
   await Deno.mkdir(cwd, { recursive: true });
+  const dbUrl = options.db ??
+    pathToFileURL(join(resolvePath(options.dataDir ?? ".cordon"), "cordon.db")).href;
+  const db = await openDb(dbUrl, options.dbAuthToken);
+  try {
+    await migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
   const env: ChildEnvironment = {
     denoPath: sandbox.denoPath ?? Deno.execPath(),
@@ -122,194 +218,142 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     memoryGuard,
     allowPrivateNetwork: sandbox.allowPrivateNetwork ?? false,
   };
-  return new CordonRuntime(
+  const engine = new Engine({
     registry,
     defaults,
     maxima,
     env,
-    options.pool?.size ?? DEFAULT_POOL_SIZE,
-  );
-}
-
-class CordonRuntime implements Runtime {
-  readonly #registry: ConnectorRegistry;
-  readonly #defaults: Limits;
-  readonly #maxima: Limits;
-  readonly #env: ChildEnvironment;
-  readonly #memoryGuard: MemoryGuard;
-  readonly #defaultPolicy: SandboxPolicy;
-  readonly #pool: ChildPool;
-  readonly #poolSize: number;
-  readonly #active = new Set<SandboxChild>();
-  #closed = false;
-
-  constructor(
-    registry: ConnectorRegistry,
-    defaults: Limits,
-    maxima: Limits,
-    env: ChildEnvironment,
-    poolSize: number,
-  ) {
-    this.#registry = registry;
-    this.#defaults = defaults;
-    this.#maxima = maxima;
-    this.#env = env;
-    this.#memoryGuard = env.memoryGuard;
-    this.#defaultPolicy = { heapMiB: defaults.heapMiB, netAllow: [] };
-    this.#poolSize = poolSize;
-    this.#pool = new ChildPool({
-      size: poolSize,
-      spawn: () => this.#spawn(this.#defaultPolicy, defaults),
-    });
-  }
-
-  #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
-    return SandboxChild.spawn({
-      env: this.#env,
-      policy,
-      limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
-      memoryBytes: limits.memoryMiB * MiB,
-    });
-  }
-
-  /** A child for this policy and these stream limits: pooled when they match the pool's. */
-  async #child(
-    policy: SandboxPolicy,
-    limits: Limits,
-  ): Promise<{ child: SandboxChild; pooled: boolean }> {
-    const streamsMatch = limits.maxFrameBytes === this.#defaults.maxFrameBytes &&
-      limits.maxOutputBytes === this.#defaults.maxOutputBytes;
-    if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
-      const child = this.#pool.take();
-      if (child) return { child, pooled: true };
-    }
-    return { child: await this.#spawn(policy, limits), pooled: false };
-  }
-
-  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const startedAt = performance.now();
-    const executionId = newId("exec");
-    if (this.#closed) {
-      return this.#early(
-        executionId,
-        startedAt,
-        errorInfo("runtime_closed", "The runtime is closed"),
-      );
-    }
-    let limits: Limits;
-    let policy: SandboxPolicy;
-    let source;
+    memoryGuard,
+    poolSize: options.pool?.size ?? DEFAULT_POOL_SIZE,
+    executions: new ExecutionStore(db),
+    calls: new CallStore(db),
+    logs: new LogStore(db),
+    durability: durability satisfies DurabilitySettings,
+    declarationHash: await hashCatalogue(registry.list()),
+  });
+  await control.recoverInterrupted(engine);
+  const heartbeat = setInterval(async () => {
     try {
-      if (request === null || typeof request !== "object") {
-        throw new CordonError("invalid_request", "execute() takes an object with code");
+      await engine.parts.executions.renewLeases(engine.nodeId, Date.now() + durability.leaseMs);
+      await control.recoverInterrupted(engine);
+    } catch {
+      // The store is unreachable for a moment; the next beat tries again.
+    }
+  }, Math.max(10, Math.floor(durability.leaseMs / 3)));
+  const expiry = setInterval(() => {
+    control.expirePaused(engine, { maxAgeMs: durability.expireAfterMs }).catch(() => {});
+  }, durability.expireEveryMs);
+
+  const closed = () => {
+    if (engine.closed) throw new CordonError("runtime_closed", "The runtime is closed");
+  };
+  const runtime: Runtime = {
+    execute: (request) => engine.track(() => engine.execute(request)),
+    approve: async (id, o) => (closed(), await engine.track(() => control.approve(engine, id, o))),
+    reject: async (id, o) => (closed(), await engine.track(() => control.reject(engine, id, o))),
+    resolve: async (
+      id,
+      seq,
+      value,
+    ) => (closed(), await engine.track(() => control.resolve(engine, id, seq, value))),
+    rollback: async (id) => (closed(), await engine.track(() => control.rollback(engine, id))),
+    pending: () => control.pending(engine),
+    async executions(o = {}) {
+      if (o.status !== undefined && !EXECUTION_STATUSES.includes(o.status)) {
+        throw new CordonError(
+          "invalid_request",
+          `Unknown status "${o.status}"; use one of ${EXECUTION_STATUSES.join(", ")}`,
+        );
       }
-      const overrides = { ...request.limits };
-      if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
-      limits = resolveLimits(this.#defaults, this.#maxima, overrides);
-      policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
-      source = prepareSource(request.code);
-    } catch (err) {
-      const info = toErrorInfo(err, "invalid_request");
-      return this.#early(executionId, startedAt, info);
-    }
-
-    let child: SandboxChild;
-    let pooled: boolean;
-    try {
-      ({ child, pooled } = await this.#child(policy, limits));
-    } catch (err) {
-      return this.#early(
-        executionId,
-        startedAt,
-        errorInfo(
-          "spawn_failed",
-          `Cannot start a sandbox: ${err instanceof Error ? err.message : String(err)}`,
-        ),
-        limits,
-      );
-    }
-    this.#track(child);
-    return await runPass({
-      executionId,
-      child,
-      pooled,
-      source,
-      input: request.input,
-      limits,
-      maxTimeoutMs: this.#maxima.timeoutMs,
-      registry: this.#registry,
-      memoryGuard: this.#memoryGuard.kind,
-      startedAt,
-    });
-  }
-
-  #track(child: SandboxChild): void {
-    this.#active.add(child);
-    child.exited.then(() => this.#active.delete(child));
-  }
-
-  #early(
-    executionId: string,
-    startedAt: number,
-    error: ErrorInfo,
-    limits: Limits = this.#defaults,
-  ): ExecuteResult {
-    const meta: ExecutionMeta = {
-      executionId,
-      durationMs: performance.now() - startedAt,
-      timeoutMs: limits.timeoutMs,
-      maxTimeoutMs: this.#maxima.timeoutMs,
-      calls: 0,
-      memoryGuard: this.#memoryGuard.kind,
-      heapMiB: limits.heapMiB,
-      memoryMiB: limits.memoryMiB,
-      pooled: false,
-      logBytes: 0,
-      logsDropped: 0,
-      logsTruncated: false,
-    };
-    const diagnostics: Diagnostic[] = [];
-    if (error.code === "syntax_error") {
-      diagnostics.push({
-        code: "syntax_error",
-        message: error.message,
-        severity: "error",
-        ...(error.location ?? {}),
+      const limit = Math.min(Math.max(1, Math.floor(o.limit ?? 50)), MAX_PAGE);
+      let page;
+      try {
+        page = await engine.parts.executions.list({ status: o.status, limit, cursor: o.cursor });
+      } catch (err) {
+        throw new CordonError("invalid_request", (err as Error).message);
+      }
+      const items = page.items.map((r) => {
+        const s: ExecutionSummary = {
+          executionId: r.id,
+          status: r.status,
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+          passes: r.passes,
+        };
+        if (r.endedAt !== undefined) s.endedAt = r.endedAt;
+        if (r.error) s.error = { code: r.error.code, message: r.error.message };
+        return s;
       });
-    }
-    return { status: "error", executionId, error, logs: [], calls: [], diagnostics, meta };
-  }
-
-  connectors(): ConnectorInfo[] {
-    return this.#registry.list();
-  }
-
-  capabilities(): RuntimeCapabilities {
-    return {
+      return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
+    },
+    async execution(id) {
+      const r = await engine.parts.executions.get(String(id));
+      if (!r) return undefined;
+      const entries = await engine.parts.calls.list(r.id);
+      const d: ExecutionDetails = {
+        executionId: r.id,
+        status: r.status,
+        createdAt: r.createdAt,
+        updatedAt: r.updatedAt,
+        passes: r.passes,
+        code: r.code,
+        input: r.input,
+        connectors: r.connectors,
+        declarationHash: r.declarationHash,
+        calls: entries.map((e) => ({
+          ...toCallRecord(e),
+          ...(e.result !== undefined ? { result: e.result } : {}),
+        })),
+        pending: (await control.pending(engine)).filter((p) => p.executionId === r.id),
+      };
+      if (r.endedAt !== undefined) d.endedAt = r.endedAt;
+      if (r.result !== undefined) d.result = r.result;
+      if (r.error) d.error = r.error;
+      return d;
+    },
+    async deleteExecution(id) {
+      const r = await engine.parts.executions.get(String(id));
+      if (!r) return false;
+      if (r.status === "running") {
+        throw new CordonError("invalid_state", `Execution ${r.id} is running; wait for it to end`);
+      }
+      engine.live.get(r.id)?.pass.release();
+      engine.live.delete(r.id);
+      return await engine.parts.executions.delete(r.id);
+    },
+    pruneExecutions(o) {
+      if (!Number.isSafeInteger(o?.keep) || o.keep < 0) {
+        throw new CordonError("invalid_request", "pruneExecutions() needs keep ≥ 0");
+      }
+      return engine.parts.executions.prune(o.keep);
+    },
+    expirePaused: (o) => control.expirePaused(engine, o),
+    connectors: () => registry.list(),
+    capabilities: () => ({
       deno: Deno.version.deno,
       transpiler: "sucrase",
-      memoryGuard: { kind: this.#memoryGuard.kind, reason: this.#memoryGuard.reason },
-      pool: { size: this.#poolSize, idle: this.#pool.idleCount },
-      limits: { ...this.#defaults },
-      maxLimits: { ...this.#maxima },
-    };
-  }
-
-  warm(): Promise<void> {
-    return this.#pool.warm();
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#pool.close();
-    const active = [...this.#active];
-    for (const child of active) child.kill(errorInfo("runtime_closed", "The runtime was closed"));
-    await Promise.all(active.map((c) => c.exited));
-    await this.#memoryGuard.dispose();
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
+      memoryGuard: { kind: memoryGuard.kind, reason: memoryGuard.reason },
+      pool: { size: options.pool?.size ?? DEFAULT_POOL_SIZE, idle: engine.poolIdle },
+      limits: { ...defaults },
+      maxLimits: { ...maxima },
+      db: dbUrl.startsWith("file:") || dbUrl === ":memory:"
+        ? dbUrl
+        : dbUrl.replace(/\/\/[^@/]*@/, "//"),
+      nodeId: engine.nodeId,
+      declarationHash: engine.parts.declarationHash,
+    }),
+    warm: () => engine.warm(),
+    async close() {
+      if (engine.closed) return;
+      clearInterval(heartbeat);
+      clearInterval(expiry);
+      await engine.close();
+      await memoryGuard.dispose();
+      db.close();
+    },
+    [Symbol.asyncDispose]() {
+      return this.close();
+    },
+  };
+  return runtime;
 }

@@ -8,6 +8,7 @@ import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
 import type { LogLevel } from "../sandbox/protocol.ts";
 import type { CodeForm } from "./source.ts";
 import type { Limits } from "./limits.ts";
+import type { CallState, PendingNeed } from "../store/calls.ts";
 
 /** What a caller may set per execution. */
 export interface ExecuteRequest {
@@ -37,15 +38,31 @@ export interface LogEntry {
   atMs: number;
 }
 
-/** One tool call, as the result reports it. */
+/** One entry of the call log, as the result reports it. */
 export interface CallRecord {
+  seq: number;
+  /** `tool` for tool calls, `step` for `codemode.step` values. */
+  kind: "tool" | "step";
+  connector: string;
+  tool: string;
+  args: unknown;
+  state: CallState;
+  durationMs: number;
+  error?: ErrorInfo;
+  needs?: PendingNeed;
+}
+
+/** A call waiting for a person or a client. */
+export interface PendingAction {
+  executionId: string;
   seq: number;
   connector: string;
   tool: string;
   args: unknown;
-  status: "applied" | "error";
-  durationMs: number;
-  error?: ErrorInfo;
+  /** `approval`: answer with approve/reject. `value`: answer with resolve(value). */
+  needs: PendingNeed;
+  /** When the call was made (ms since the epoch). */
+  requestedAt: number;
 }
 
 /** A problem found in the code before or while it ran. */
@@ -70,6 +87,8 @@ export interface ExecutionMeta {
   memoryMiB: number;
   /** The child came from the warm pool. */
   pooled: boolean;
+  /** This pass replayed a recorded history (the child of an earlier pass was gone). */
+  replayed: boolean;
   form?: CodeForm;
   /** Console bytes received, kept and returned inline. */
   logBytes: number;
@@ -90,9 +109,20 @@ export interface CompletedResult {
   meta: ExecutionMeta;
 }
 
-/** An execution that failed. */
+/** An execution waiting for decisions (`approve`, `reject`, `resolve`). */
+export interface PausedResult {
+  status: "paused";
+  executionId: string;
+  pending: PendingAction[];
+  logs: LogEntry[];
+  calls: CallRecord[];
+  diagnostics: Diagnostic[];
+  meta: ExecutionMeta;
+}
+
+/** An execution that failed (`error`), or whose rejected call it did not catch (`rejected`). */
 export interface ErrorResult {
-  status: "error";
+  status: "error" | "rejected";
   executionId: string;
   error: ErrorInfo;
   logs: LogEntry[];
@@ -102,4 +132,4 @@ export interface ErrorResult {
 }
 
 /** What `execute()` returns. */
-export type ExecuteResult = CompletedResult | ErrorResult;
+export type ExecuteResult = CompletedResult | PausedResult | ErrorResult;

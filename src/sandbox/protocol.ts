@@ -8,6 +8,8 @@
  * host  → child  request       run          RunParams → RunResult
  * child → host   request       tool.call    ToolCallParams → value
  * child → host   notification  log          LogParams
+ * child → host   request       step.get     StepParams → { found, value } | { found: false, seq }
+ * child → host   request       step.put     StepParams & { seq } → null
  * ```
  *
  * @module
@@ -18,6 +20,8 @@ export const METHOD_READY = "ready";
 export const METHOD_RUN = "run";
 export const METHOD_TOOL_CALL = "tool.call";
 export const METHOD_LOG = "log";
+export const METHOD_STEP_GET = "step.get";
+export const METHOD_STEP_PUT = "step.put";
 
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {
@@ -56,4 +60,12 @@ export type LogLevel = "log" | "info" | "warn" | "error" | "debug";
 export interface LogParams {
   level: LogLevel;
   message: string;
+}
+
+/** A `codemode.step(name, fn)` lookup or record. */
+export interface StepParams {
+  name: string;
+  /** Which call of this name in the run (0 for the first), so loops replay in order. */
+  occurrence: number;
+  value?: unknown;
 }

@@ -18,6 +18,8 @@ import {
   METHOD_LOG,
   METHOD_READY,
   METHOD_RUN,
+  METHOD_STEP_GET,
+  METHOD_STEP_PUT,
   METHOD_TOOL_CALL,
   type RunParams,
   type RunResult,
@@ -82,6 +84,28 @@ function makeConnector(c: GuestConnector): object {
   return freeze(handle);
 }
 
+/** The platform object: `codemode.step` records non-deterministic values once. */
+function makeCodemode(): object {
+  const occurrences = new Map<string, number>();
+  const step = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
+    if (typeof name !== "string" || name === "" || typeof fn !== "function") {
+      throw new TypeError("codemode.step(name, fn) needs a name and a function");
+    }
+    const occurrence = occurrences.get(name) ?? 0;
+    occurrences.set(name, occurrence + 1);
+    const got = (await peer.request(METHOD_STEP_GET, { name, occurrence })) as {
+      found: boolean;
+      value?: T;
+      seq?: number;
+    };
+    if (got.found) return got.value as T;
+    const value = await fn();
+    await peer.request(METHOD_STEP_PUT, { name, occurrence, value, seq: got.seq });
+    return value;
+  };
+  return freeze({ step });
+}
+
 function installGlobals(connectors: GuestConnector[]): void {
   for (const c of connectors) {
     defineProperty(globalThis, c.name, {
@@ -91,6 +115,12 @@ function installGlobals(connectors: GuestConnector[]): void {
       enumerable: false,
     });
   }
+  defineProperty(globalThis, "codemode", {
+    value: makeCodemode(),
+    writable: false,
+    configurable: false,
+    enumerable: false,
+  });
   const send = (level: LogLevel) => (...args: unknown[]) => {
     const message = args.map((a) =>
       typeof a === "string" ? a : inspect(a, { depth: 4, colors: false })

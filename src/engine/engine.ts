@@ -1,0 +1,433 @@
+/**
+ * The durable engine behind `createRuntime()`: executions recorded in the
+ * store, passes run on sandbox children, and the transitions between
+ * `running`, `paused` and the final statuses. Decisions (approve, reject,
+ * resolve), rollback and recovery live in `control.ts` and use this core.
+ *
+ * @module
+ */
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { MemoryGuard } from "../sandbox/cgroup.ts";
+import { type ChildEnvironment, SandboxChild } from "../sandbox/child.ts";
+import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../sandbox/policy.ts";
+import { ChildPool } from "../sandbox/pool.ts";
+import type { CallEntry, CallStore } from "../store/calls.ts";
+import type { ExecutionRow, ExecutionStatus, ExecutionStore } from "../store/executions.ts";
+import type { LogStore } from "../store/logs.ts";
+import { CallJournal } from "./journal.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
+import { Pass, type PassEvent } from "./pass.ts";
+import { prepareSource } from "./source.ts";
+import type {
+  CallRecord,
+  Diagnostic,
+  ExecuteRequest,
+  ExecuteResult,
+  ExecutionMeta,
+  PendingAction,
+} from "./types.ts";
+
+const MiB = 1024 * 1024;
+
+/** Durability settings. */
+export interface DurabilitySettings {
+  /** How long a paused child is kept for live continuation, in ms. */
+  holdMs: number;
+  /** How many paused children one process keeps at once; past it the oldest is released. */
+  maxHeld: number;
+  /** How long a running execution's lease lasts without renewal, in ms. */
+  leaseMs: number;
+  /** The largest argument or result the call log stores, in UTF-8 bytes. */
+  maxDurableValueBytes: number;
+}
+
+/** Everything the engine is built from. */
+export interface EngineParts {
+  registry: ConnectorRegistry;
+  defaults: Limits;
+  maxima: Limits;
+  env: ChildEnvironment;
+  memoryGuard: MemoryGuard;
+  poolSize: number;
+  executions: ExecutionStore;
+  calls: CallStore;
+  logs: LogStore;
+  durability: DurabilitySettings;
+  /** A stable hash of the connector catalogue (declarations). */
+  declarationHash: string;
+}
+
+interface LiveRun {
+  pass: Pass;
+  row: ExecutionRow;
+  journal: CallJournal;
+  startedAt: number;
+}
+
+/** The engine core. */
+export class Engine {
+  readonly nodeId = newId("node");
+  readonly parts: EngineParts;
+  readonly #defaultPolicy: SandboxPolicy;
+  readonly #pool: ChildPool;
+  readonly #active = new Set<SandboxChild>();
+  /** Runs with a live child in this process, by execution id. */
+  readonly live = new Map<string, LiveRun>();
+  /** Operations under way (execute, approve, …); close waits for them. */
+  readonly #ops = new Set<Promise<unknown>>();
+  #closed = false;
+
+  constructor(parts: EngineParts) {
+    this.parts = parts;
+    this.#defaultPolicy = { heapMiB: parts.defaults.heapMiB, netAllow: [] };
+    this.#pool = new ChildPool({
+      size: parts.poolSize,
+      spawn: () => this.#spawn(this.#defaultPolicy, parts.defaults),
+    });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Runs an operation that close() must wait for. */
+  track<T>(op: () => Promise<T>): Promise<T> {
+    const p = op();
+    this.#ops.add(p);
+    p.finally(() => this.#ops.delete(p)).catch(() => {});
+    return p;
+  }
+
+  get poolIdle(): number {
+    return this.#pool.idleCount;
+  }
+
+  warm(): Promise<void> {
+    return this.#pool.warm();
+  }
+
+  #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
+    return SandboxChild.spawn({
+      env: this.parts.env,
+      policy,
+      limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
+      memoryBytes: limits.memoryMiB * MiB,
+    });
+  }
+
+  async #child(
+    policy: SandboxPolicy,
+    limits: Limits,
+  ): Promise<{ child: SandboxChild; pooled: boolean }> {
+    const d = this.parts.defaults;
+    const streamsMatch = limits.maxFrameBytes === d.maxFrameBytes &&
+      limits.maxOutputBytes === d.maxOutputBytes;
+    let child: SandboxChild | undefined;
+    let pooled = false;
+    if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
+      child = this.#pool.take();
+      pooled = child !== undefined;
+    }
+    child ??= await this.#spawn(policy, limits);
+    this.#active.add(child);
+    child.exited.then(() => this.#active.delete(child));
+    return { child, pooled };
+  }
+
+  /** Runs new code: records the execution, runs its first pass, returns its first outcome. */
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const startedAt = performance.now();
+    const id = newId("exec");
+    if (this.#closed) {
+      return early(id, startedAt, errorInfo("runtime_closed", "The runtime is closed"), this.parts);
+    }
+    let limits: Limits;
+    let policy: SandboxPolicy;
+    try {
+      if (request === null || typeof request !== "object") {
+        throw new CordonError("invalid_request", "execute() takes an object with code");
+      }
+      const overrides = { ...request.limits };
+      if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
+      limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
+      policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
+    } catch (err) {
+      return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
+    }
+    const now = Date.now();
+    const row: ExecutionRow = {
+      id,
+      code: String(request.code ?? ""),
+      input: request.input,
+      status: "running",
+      connectors: this.parts.registry.names(),
+      declarationHash: this.parts.declarationHash,
+      limits: { ...limits },
+      policy: { net: policy.netAllow },
+      passes: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.parts.executions.create({
+      ...row,
+      owner: this.nodeId,
+      leaseUntil: now + this.parts.durability.leaseMs,
+    });
+    return await this.runPass(row, [], startedAt);
+  }
+
+  /** Runs one pass of a recorded execution (new, or a replay over `recorded`). */
+  async runPass(
+    row: ExecutionRow,
+    recorded: CallEntry[],
+    startedAt: number,
+  ): Promise<ExecuteResult> {
+    const limits = row.limits as unknown as Limits;
+    let source;
+    try {
+      source = prepareSource(row.code);
+    } catch (err) {
+      return await this.finish(
+        row,
+        { ok: false, error: toErrorInfo(err, "invalid_request") },
+        startedAt,
+      );
+    }
+    let child: SandboxChild;
+    let pooled: boolean;
+    try {
+      const policy = { heapMiB: limits.heapMiB, netAllow: (row.policy.net as string[]) ?? [] };
+      ({ child, pooled } = await this.#child(policy, limits));
+    } catch (err) {
+      const message = `Cannot start a sandbox: ${err instanceof Error ? err.message : String(err)}`;
+      return await this.finish(
+        row,
+        { ok: false, error: errorInfo("spawn_failed", message) },
+        startedAt,
+      );
+    }
+    const journal = new CallJournal(
+      this.parts.calls,
+      row.id,
+      recorded,
+      this.parts.durability.maxDurableValueBytes,
+    );
+    const pass = new Pass({
+      executionId: row.id,
+      child,
+      pooled,
+      source,
+      input: row.input,
+      limits,
+      registry: this.parts.registry,
+      journal,
+      memoryGuard: this.parts.memoryGuard.kind,
+      holdMs: this.parts.durability.holdMs,
+    });
+    const run: LiveRun = { pass, row, journal, startedAt };
+    this.live.set(row.id, run);
+    await pass.start();
+    return await this.settle(run, await pass.next());
+  }
+
+  /** Turns a pass event into the stored status and the returned envelope. */
+  async settle(run: LiveRun, event: PassEvent): Promise<ExecuteResult> {
+    const { row, pass, startedAt } = run;
+    if (event.kind === "paused") {
+      await run.journal.flush();
+      await this.parts.executions.transition(row.id, ["running", "paused"], "paused", {
+        owner: null,
+        leaseUntil: null,
+      });
+      this.#limitHeld(row.id);
+      return this.envelope(run, { status: "paused", pending: event.pending.map(toPendingAction) });
+    }
+    this.live.delete(row.id);
+    if (event.kind === "released") {
+      // The execution stays paused; a later approve replays it.
+      return this.envelope(run, {
+        status: "paused",
+        pending: (await this.parts.calls.list(row.id)).filter(isUndecided).map(toPendingAction),
+      });
+    }
+    await this.parts.logs.replace(row.id, pass.logs.entries);
+    return await this.finish(row, event.outcome, startedAt, run);
+  }
+
+  /** Records a final outcome and builds its envelope. */
+  async finish(
+    row: ExecutionRow,
+    outcome: { ok: true; value: unknown } | { ok: false; error: ErrorInfo },
+    startedAt: number,
+    run?: LiveRun,
+  ): Promise<ExecuteResult> {
+    const status: ExecutionStatus = outcome.ok
+      ? "completed"
+      : outcome.error.code === "rejected"
+      ? "rejected"
+      : "error";
+    // Calls still waiting when the run ended are abandoned.
+    for (const entry of (await this.parts.calls.list(row.id)).filter(isUndecided)) {
+      await this.parts.calls.decide(row.id, entry.seq, "rejected", {
+        state: "rejected",
+        error: errorInfo("rejected", "The run ended before a decision"),
+      });
+    }
+    await this.parts.executions.transition(row.id, ["running", "paused"], status, {
+      ...(outcome.ok ? { result: outcome.value } : { error: outcome.error }),
+      owner: null,
+      leaseUntil: null,
+    });
+    const partial = outcome.ok
+      ? { status: "completed" as const, result: outcome.value }
+      : { status, error: outcome.error };
+    if (run) return this.envelope(run, partial);
+    return early(
+      row.id,
+      startedAt,
+      outcome.ok ? errorInfo("invalid_state", "no pass") : outcome.error,
+      this.parts,
+      status,
+    );
+  }
+
+  /** The envelope for a run. */
+  envelope(run: LiveRun, partial: Record<string, unknown>): ExecuteResult {
+    const { pass, row, journal, startedAt } = run;
+    const limits = row.limits as unknown as Limits;
+    const calls: CallRecord[] = [...journal.touched.values()].sort((a, b) => a.seq - b.seq).map(
+      toCallRecord,
+    );
+    const meta: ExecutionMeta = {
+      executionId: row.id,
+      durationMs: performance.now() - startedAt,
+      timeoutMs: limits.timeoutMs,
+      maxTimeoutMs: this.parts.maxima.timeoutMs,
+      calls: pass.calls,
+      memoryGuard: this.parts.memoryGuard.kind,
+      heapMiB: limits.heapMiB,
+      memoryMiB: limits.memoryMiB,
+      pooled: pass.pooled,
+      form: pass.form,
+      replayed: journal.replaying,
+      logBytes: pass.logs.receivedBytes,
+      logsDropped: pass.logs.dropped,
+      logsTruncated: pass.logs.truncated,
+    };
+    const error = partial.error as ErrorInfo | undefined;
+    const diagnostics: Diagnostic[] = error?.code === "syntax_error"
+      ? [{
+        code: "syntax_error",
+        message: error.message,
+        severity: "error",
+        ...(error.location ?? {}),
+      }]
+      : [];
+    return {
+      executionId: row.id,
+      ...partial,
+      logs: pass.logs.inline(),
+      calls,
+      diagnostics,
+      meta,
+    } as ExecuteResult;
+  }
+
+  /** Keeps at most `maxHeld` paused children: the oldest beyond that is released. */
+  #limitHeld(keepId: string): void {
+    const held = [...this.live.entries()].filter(([id, r]) =>
+      id !== keepId && r.pass.undecided().length > 0
+    );
+    const excess = held.length + 1 - this.parts.durability.maxHeld;
+    for (let i = 0; i < excess; i++) held[i][1].pass.release();
+  }
+
+  /** Stops everything: pool, live passes, children. Paused executions stay paused in the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.close();
+    const closing = errorInfo("runtime_closed", "The runtime was closed");
+    for (const [, run] of this.live) {
+      if (run.pass.undecided().length > 0) run.pass.release();
+      else run.pass.abort(closing);
+    }
+    const active = [...this.#active];
+    for (const child of active) child.kill(closing);
+    await Promise.all(active.map((c) => c.exited));
+    // Passes end once their children are gone; operations then settle their writes.
+    await Promise.all([...this.live.values()].map((r) => r.pass.next()));
+    await Promise.allSettled([...this.#ops]);
+    this.live.clear();
+  }
+}
+
+function isUndecided(e: CallEntry): boolean {
+  return e.state === "pending" && e.decision === undefined;
+}
+
+/** A pending entry as callers see it. */
+export function toPendingAction(e: CallEntry): PendingAction {
+  return {
+    executionId: e.executionId,
+    seq: e.seq,
+    connector: e.connector,
+    tool: e.tool,
+    args: e.args,
+    needs: e.needs ?? "approval",
+    requestedAt: e.startedAt,
+  };
+}
+
+/** A log entry as the result reports it. */
+export function toCallRecord(e: CallEntry): CallRecord {
+  const r: CallRecord = {
+    seq: e.seq,
+    kind: e.kind,
+    connector: e.connector,
+    tool: e.tool,
+    args: e.args,
+    state: e.state,
+    durationMs: e.endedAt !== undefined ? Math.max(0, e.endedAt - e.startedAt) : 0,
+  };
+  if (e.error) r.error = e.error;
+  if (e.needs) r.needs = e.needs;
+  return r;
+}
+
+/** An envelope for an execution that never got a pass. */
+export function early(
+  executionId: string,
+  startedAt: number,
+  error: ErrorInfo,
+  parts: Pick<EngineParts, "defaults" | "maxima" | "memoryGuard">,
+  status: ExecutionStatus = "error",
+): ExecuteResult {
+  const limits = parts.defaults;
+  const meta: ExecutionMeta = {
+    executionId,
+    durationMs: performance.now() - startedAt,
+    timeoutMs: limits.timeoutMs,
+    maxTimeoutMs: parts.maxima.timeoutMs,
+    calls: 0,
+    memoryGuard: parts.memoryGuard.kind,
+    heapMiB: limits.heapMiB,
+    memoryMiB: limits.memoryMiB,
+    pooled: false,
+    replayed: false,
+    logBytes: 0,
+    logsDropped: 0,
+    logsTruncated: false,
+  };
+  const diagnostics: Diagnostic[] = error.code === "syntax_error"
+    ? [{
+      code: "syntax_error",
+      message: error.message,
+      severity: "error",
+      ...(error.location ?? {}),
+    }]
+    : [];
+  return { status, executionId, error, logs: [], calls: [], diagnostics, meta } as ExecuteResult;
+}

@@ -1,0 +1,48 @@
+/**
+ * What killed a child that never answered, as a typed error.
+ *
+ * @module
+ */
+import { type ErrorInfo, errorInfo } from "../errors.ts";
+import { encodeValue } from "../rpc/codec.ts";
+import type { ChildExit } from "../sandbox/child.ts";
+
+const encoder = new TextEncoder();
+
+/** Bytes of a value in its wire encoding. */
+export function encodedBytes(value: unknown): number {
+  return encoder.encode(JSON.stringify(encodeValue(value)) ?? "").length;
+}
+
+/** Names what ended a child that did not answer its run. */
+export function classifyExit(exit: ChildExit, heapMiB: number, memoryMiB: number): ErrorInfo {
+  if (exit.killedFor) return exit.killedFor;
+  if (exit.fault) return exit.fault;
+  const tail = exit.stderr.slice(-2048);
+  if (exit.oomKilled) {
+    return errorInfo(
+      "sandbox_memory",
+      `The script used more than its ${memoryMiB} MiB memory limit and was killed`,
+      {
+        guard: "cgroup",
+        memoryMiB,
+      },
+    );
+  }
+  if (/out of memory|heap limit|allocation failed/i.test(exit.stderr)) {
+    return errorInfo(
+      "sandbox_memory",
+      `The script ran out of its ${heapMiB} MiB heap and was killed`,
+      {
+        guard: "heap",
+        heapMiB,
+      },
+    );
+  }
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  return errorInfo("sandbox_crashed", `The sandbox ended (${how}) before the script finished`, {
+    exitCode: exit.code,
+    signal: exit.signal,
+    ...(tail ? { stderr: tail } : {}),
+  });
+}

@@ -1,0 +1,289 @@
+/**
+ * The call journal of one pass: for every call the script makes, decide
+ * whether it is answered from the durable log (replay), executed (and
+ * appended first), parked for a decision, or a divergence.
+ *
+ * Matching. A replayed call is matched to the earliest unconsumed entry
+ * with the same connector, tool and canonical arguments, not to a bare
+ * `seq`: under `Promise.all` the order in which calls reach the host can
+ * change between passes while the set of calls does not. A call that
+ * matches nothing while an unconsumed entry of the same tool remains is a
+ * divergence (its arguments changed); a call of a tool with nothing left to
+ * consume is new. When the pass ends, any applied entry never consumed is a
+ * divergence too. A side effect in the log is never executed again, except
+ * for tools that opt into `replay: "reexecute"`.
+ *
+ * @module
+ */
+import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import { encodeValue } from "../rpc/codec.ts";
+import type { CallEntry, CallStore, PendingNeed } from "../store/calls.ts";
+
+const encoder = new TextEncoder();
+
+/** What the pass should do with a call. */
+export type JournalDecision =
+  | { kind: "answer"; seq: number; value: unknown }
+  | { kind: "fail"; seq: number; error: ErrorInfo }
+  | { kind: "execute"; seq: number }
+  | { kind: "pending"; seq: number; needs: PendingNeed; entry: CallEntry }
+  | { kind: "diverged"; error: ErrorInfo };
+
+/** How a tool wants to be treated. */
+export interface CallPolicy {
+  needs?: PendingNeed;
+  reexecute: boolean;
+}
+
+/** A JSON text with object keys sorted, so equal arguments compare equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(encodeValue(value)));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    out[key] = sortKeys((value as Record<string, unknown>)[key]);
+  }
+  return out;
+}
+
+/** Encodes a value for the log, refusing one over `maxBytes`. */
+export function durableJson(value: unknown, maxBytes: number, what: string): string {
+  const json = JSON.stringify(encodeValue(value)) ?? "null";
+  const bytes = encoder.encode(json).length;
+  if (bytes > maxBytes) {
+    throw new CordonError(
+      "value_too_large",
+      `${what} is ${bytes} bytes, over the ${maxBytes}-byte limit of the call log; pass a reference (an artifact name or an id) instead of the value`,
+      { details: { bytes, limit: maxBytes } },
+    );
+  }
+  return json;
+}
+
+interface Recorded {
+  entry: CallEntry;
+  key: string;
+  consumed: boolean;
+}
+
+/** The journal of one execution for one pass. */
+export class CallJournal {
+  readonly #store: CallStore;
+  readonly #executionId: string;
+  readonly #maxBytes: number;
+  readonly #recorded: Recorded[];
+  #nextSeq: number;
+  /** Entries this pass appended or touched, in seq order (for the result). */
+  readonly touched = new Map<number, CallEntry>();
+  #writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    store: CallStore,
+    executionId: string,
+    recorded: CallEntry[],
+    maxDurableValueBytes: number,
+  ) {
+    this.#store = store;
+    this.#executionId = executionId;
+    this.#maxBytes = maxDurableValueBytes;
+    this.#recorded = recorded.map((entry) => ({
+      entry,
+      key: `${entry.kind}|${entry.connector}|${entry.tool}|${canonicalJson(entry.args)}`,
+      consumed: false,
+    }));
+    this.#nextSeq = recorded.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
+  }
+
+  /** True when this pass replays an earlier history. */
+  get replaying(): boolean {
+    return this.#recorded.length > 0;
+  }
+
+  /** Decides what to do with a tool call; appends to the log before anything executes. */
+  async begin(
+    connector: string,
+    tool: string,
+    args: unknown,
+    policy: CallPolicy,
+  ): Promise<JournalDecision> {
+    const argsJson = durableJson(args, this.#maxBytes, `The arguments of ${connector}.${tool}`);
+    const key = `tool|${connector}|${tool}|${canonicalJson(args)}`;
+    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    if (match) {
+      match.consumed = true;
+      return await this.#replay(match.entry, policy);
+    }
+    const sameTool = this.#recorded.find((r) =>
+      !r.consumed && r.entry.kind === "tool" && r.entry.connector === connector &&
+      r.entry.tool === tool
+    );
+    if (sameTool) {
+      return {
+        kind: "diverged",
+        error: errorInfo(
+          "replay_divergence",
+          `On replay the script called ${connector}.${tool} with other arguments than before (entry ${sameTool.entry.seq}); code that pauses must make the same calls each time it runs`,
+          { seq: sameTool.entry.seq, connector, tool },
+        ),
+      };
+    }
+    const seq = this.#nextSeq++;
+    const entry: CallEntry = {
+      executionId: this.#executionId,
+      seq,
+      connector,
+      tool,
+      args,
+      kind: "tool",
+      state: policy.needs ? "pending" : "executing",
+      startedAt: Date.now(),
+    };
+    if (policy.needs) entry.needs = policy.needs;
+    await this.#write(() => this.#store.append(entry, argsJson));
+    this.touched.set(seq, entry);
+    return policy.needs
+      ? { kind: "pending", seq, needs: policy.needs, entry }
+      : { kind: "execute", seq };
+  }
+
+  async #replay(entry: CallEntry, policy: CallPolicy): Promise<JournalDecision> {
+    this.touched.set(entry.seq, entry);
+    const seq = entry.seq;
+    switch (entry.state) {
+      case "applied":
+        if (policy.reexecute) {
+          await this.#write(() => this.#store.setState(this.#executionId, seq, "executing"));
+          entry.state = "executing";
+          return { kind: "execute", seq };
+        }
+        return { kind: "answer", seq, value: entry.result };
+      case "error":
+      case "rejected":
+      case "reverted":
+        return {
+          kind: "fail",
+          seq,
+          error: entry.error ??
+            errorInfo("tool_error", `${entry.connector}.${entry.tool} failed earlier`),
+        };
+      case "pending":
+        if (entry.decision === "approved") {
+          await this.#write(() => this.#store.setState(this.#executionId, seq, "executing"));
+          entry.state = "executing";
+          return { kind: "execute", seq };
+        }
+        return { kind: "pending", seq, needs: entry.needs ?? "approval", entry };
+      case "executing":
+        return {
+          kind: "diverged",
+          error: errorInfo(
+            "interrupted",
+            `${entry.connector}.${entry.tool} (entry ${seq}) was executing when its process stopped; its outcome is unknown, so it is not run again`,
+            { seq },
+          ),
+        };
+    }
+  }
+
+  /** Records a `codemode.step` value, or returns the one recorded before. */
+  step(
+    name: string,
+    occurrence: number,
+  ): { found: true; value: unknown } | { found: false; seq: number } {
+    const key = `step|codemode|step|${canonicalJson({ name, occurrence })}`;
+    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    if (match) {
+      match.consumed = true;
+      this.touched.set(match.entry.seq, match.entry);
+      return { found: true, value: match.entry.result };
+    }
+    return { found: false, seq: this.#nextSeq++ };
+  }
+
+  /** Stores a step's value (applied at once: a step has no side effect). */
+  async recordStep(seq: number, name: string, occurrence: number, value: unknown): Promise<void> {
+    const args = { name, occurrence };
+    const resultJson = durableJson(value, this.#maxBytes, `The value of step "${name}"`);
+    const entry: CallEntry = {
+      executionId: this.#executionId,
+      seq,
+      connector: "codemode",
+      tool: "step",
+      args,
+      kind: "step",
+      state: "applied",
+      result: value,
+      startedAt: Date.now(),
+    };
+    await this.#write(async () => {
+      await this.#store.append(entry, canonicalJson(args));
+      await this.#store.finish(this.#executionId, seq, "applied", { resultJson });
+    });
+    this.touched.set(seq, entry);
+  }
+
+  /** Records how an executed call ended. A result too large for the log fails the call. */
+  async finish(
+    seq: number,
+    outcome: { ok: true; value: unknown } | { ok: false; error: ErrorInfo },
+  ): Promise<{ ok: true; value: unknown } | { ok: false; error: ErrorInfo }> {
+    const entry = this.touched.get(seq);
+    let final = outcome;
+    let resultJson: string | undefined;
+    if (outcome.ok) {
+      try {
+        resultJson = durableJson(
+          outcome.value,
+          this.#maxBytes,
+          `The result of ${entry?.connector}.${entry?.tool}`,
+        );
+      } catch (err) {
+        final = { ok: false, error: (err as CordonError).toInfo() };
+      }
+    }
+    if (entry) {
+      entry.state = final.ok ? "applied" : "error";
+      entry.endedAt = Date.now();
+      if (final.ok) entry.result = final.value;
+      else entry.error = final.error;
+    }
+    await this.#write(() =>
+      this.#store.finish(
+        this.#executionId,
+        seq,
+        final.ok ? "applied" : "error",
+        final.ok ? { resultJson } : { error: final.error },
+      )
+    );
+    return final;
+  }
+
+  /** Marks an approved entry as executing, just before it runs. */
+  async markExecuting(seq: number): Promise<void> {
+    const entry = this.touched.get(seq);
+    if (entry) entry.state = "executing";
+    await this.#write(() => this.#store.setState(this.#executionId, seq, "executing"));
+  }
+
+  /** Entries of earlier passes this pass never reached. */
+  unconsumedApplied(): CallEntry[] {
+    return this.#recorded.filter((r) => !r.consumed && r.entry.state === "applied").map((r) =>
+      r.entry
+    );
+  }
+
+  /** Waits for every write this journal queued. */
+  flush(): Promise<unknown> {
+    return this.#writes;
+  }
+
+  #write<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.#writes.then(fn, fn);
+    this.#writes = next.catch(() => {});
+    return next;
+  }
+}

@@ -1,0 +1,423 @@
+/**
+ * One pass: the execution's code running once in one child. The pass binds
+ * the channel, enforces the limits the host owns, sends every call through
+ * the journal, and reports events: `paused` when a call waits for a
+ * decision, `ended` with the outcome, or `released` when its hold time ran
+ * out (the execution stays paused and a later pass replays it).
+ *
+ * While paused, the deadline is suspended and new calls from other branches
+ * of the script are held back, so nothing executes that another process's
+ * replay might execute too.
+ *
+ * @module
+ */
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
+import type { SandboxChild } from "../sandbox/child.ts";
+import {
+  METHOD_LOG,
+  METHOD_RUN,
+  METHOD_STEP_GET,
+  METHOD_STEP_PUT,
+  METHOD_TOOL_CALL,
+  type RunParams,
+  type RunResult,
+  type StepParams,
+  type ToolCallParams,
+} from "../sandbox/protocol.ts";
+import type { CallEntry } from "../store/calls.ts";
+import { classifyExit, encodedBytes } from "./exit.ts";
+import type { CallJournal } from "./journal.ts";
+import type { Limits } from "./limits.ts";
+import { LogBuffer } from "./logs.ts";
+import type { PreparedSource } from "./source.ts";
+
+const MiB = 1024 * 1024;
+
+/** How a pass's run ended. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+
+/** What a pass reports. */
+export type PassEvent =
+  | { kind: "paused"; pending: CallEntry[] }
+  | { kind: "ended"; outcome: Outcome }
+  | { kind: "released" };
+
+/** A decision for a waiting call. */
+export type Decision =
+  | { kind: "approved" }
+  | { kind: "rejected"; error: ErrorInfo }
+  | { kind: "resolved"; value: unknown };
+
+/** What one pass needs. */
+export interface PassOptions {
+  executionId: string;
+  child: SandboxChild;
+  pooled: boolean;
+  source: PreparedSource;
+  input: unknown;
+  limits: Limits;
+  registry: ConnectorRegistry;
+  journal: CallJournal;
+  memoryGuard: MemoryGuardKind;
+  /** How long a paused child is kept for live continuation. */
+  holdMs: number;
+}
+
+function readToolCall(params: unknown): ToolCallParams {
+  const p = params as Partial<ToolCallParams> | null;
+  if (!p || typeof p.connector !== "string" || typeof p.tool !== "string") {
+    throw new CordonError("invalid_request", "A tool call needs a connector name and a tool name");
+  }
+  return { connector: p.connector, tool: p.tool, args: p.args };
+}
+
+function readStep(params: unknown): StepParams {
+  const p = params as Partial<StepParams> | null;
+  if (!p || typeof p.name !== "string" || !Number.isSafeInteger(p.occurrence)) {
+    throw new CordonError("invalid_request", "A step needs a name");
+  }
+  return { name: p.name, occurrence: p.occurrence!, value: p.value };
+}
+
+/** One run of the code in one child. */
+export class Pass {
+  readonly logs: LogBuffer;
+  readonly startedAt = performance.now();
+  readonly #o: PassOptions;
+  #calls = 0;
+  #inFlight = 0;
+  #failure: ErrorInfo | undefined;
+  #released = false;
+  #final: PassEvent | undefined;
+  #listeners: ((e: PassEvent) => void)[] = [];
+  /** Calls waiting for a decision, by seq. */
+  #undecided = new Map<number, { entry: CallEntry; decide: (d: Decision) => void }>();
+  #thaw: { promise: Promise<void>; resolve: () => void } | undefined;
+  #deadline: ReturnType<typeof setTimeout> | undefined;
+  #hold: ReturnType<typeof setTimeout> | undefined;
+  #remainingMs: number;
+  #deadlineStartedAt = 0;
+  #ended = new AbortController();
+
+  constructor(options: PassOptions) {
+    this.#o = options;
+    this.#remainingMs = options.limits.timeoutMs;
+    this.logs = new LogBuffer(
+      options.limits.maxConsoleBytes,
+      options.limits.maxInlineConsoleBytes,
+      this.startedAt,
+    );
+  }
+
+  /** Starts the run; events follow through {@link next}. */
+  async start(): Promise<void> {
+    const { child, limits } = this.#o;
+    child.bind({
+      onRequest: (method, params) => this.#onRequest(method, params),
+      onNotification: (method, params) => {
+        if (method === METHOD_LOG) this.logs.add(params);
+      },
+      onFault: (info) => this.#stop(info),
+    });
+    await child.setMemory(limits.memoryMiB * MiB);
+    this.#resumeDeadline();
+    const params: RunParams = {
+      module: this.#o.source.module,
+      lineOffset: this.#o.source.lineOffset,
+      input: this.#o.input,
+      connectors: this.#o.registry.guestConnectors(),
+      maxResultBytes: limits.maxResultBytes,
+    };
+    this.#run(params);
+  }
+
+  /** The next event: `paused` at once while calls wait, otherwise the next pause or the end. */
+  next(): Promise<PassEvent> {
+    if (this.#final) return Promise.resolve(this.#final);
+    if (this.#undecided.size > 0) return Promise.resolve(this.#pausedEvent());
+    return new Promise((resolve) => this.#listeners.push(resolve));
+  }
+
+  /** Entries waiting for a decision now. */
+  undecided(): CallEntry[] {
+    return [...this.#undecided.values()].map((w) => w.entry).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Answers a waiting call; false if nothing waits under that seq. */
+  decide(seq: number, decision: Decision): boolean {
+    const waiter = this.#undecided.get(seq);
+    if (!waiter) return false;
+    this.#undecided.delete(seq);
+    const entry = waiter.entry;
+    if (decision.kind === "approved") entry.decision = "approved";
+    if (decision.kind === "rejected") {
+      Object.assign(entry, { decision: "rejected", state: "rejected", error: decision.error });
+    }
+    if (decision.kind === "resolved") {
+      Object.assign(entry, { decision: "resolved", state: "applied", result: decision.value });
+    }
+    waiter.decide(decision);
+    if (this.#undecided.size === 0) this.#resume();
+    return true;
+  }
+
+  /** Gives up the child without ending the execution (it stays paused). */
+  release(): void {
+    if (this.#final) return;
+    this.#released = true;
+    this.#o.child.kill(errorInfo("runtime_closed", "The paused sandbox was released"));
+  }
+
+  /** Kills the run with a reason (it ends with that error). */
+  abort(info: ErrorInfo): void {
+    this.#stop(info);
+  }
+
+  get pooled(): boolean {
+    return this.#o.pooled;
+  }
+
+  get form(): PreparedSource["form"] {
+    return this.#o.source.form;
+  }
+
+  get calls(): number {
+    return this.#calls;
+  }
+
+  async #onRequest(method: string, params: unknown): Promise<unknown> {
+    if (method === METHOD_TOOL_CALL) return await this.#toolCall(readToolCall(params));
+    if (method === METHOD_STEP_GET || method === METHOD_STEP_PUT) {
+      await this.#thaw?.promise;
+      const step = readStep(params);
+      if (method === METHOD_STEP_GET) {
+        const found = this.#o.journal.step(step.name, step.occurrence);
+        return found.found ? { found: true, value: found.value } : { found: false, seq: found.seq };
+      }
+      const seq = (params as { seq?: unknown }).seq;
+      if (!Number.isSafeInteger(seq)) {
+        throw new CordonError("invalid_request", "A step value needs its seq");
+      }
+      await this.#o.journal.recordStep(seq as number, step.name, step.occurrence, step.value);
+      return null;
+    }
+    throw new CordonError("invalid_request", `The host does not handle ${method}`);
+  }
+
+  async #toolCall({ connector, tool, args }: ToolCallParams): Promise<unknown> {
+    const { limits, registry, journal } = this.#o;
+    // Held back while paused: only the process that resumes may run more.
+    while (this.#thaw) await this.#thaw.promise;
+    if (this.#calls >= limits.maxToolCalls) {
+      throw this.#limit(
+        "too_many_calls",
+        `The script made more than ${limits.maxToolCalls} tool calls`,
+        limits.maxToolCalls,
+      );
+    }
+    if (this.#inFlight >= limits.maxCallsInFlight) {
+      throw this.#limit(
+        "too_many_calls_in_flight",
+        `The script had more than ${limits.maxCallsInFlight} tool calls waiting at once`,
+        limits.maxCallsInFlight,
+      );
+    }
+    this.#calls++;
+    this.#inFlight++;
+    try {
+      const def = registry.tool(connector, tool);
+      if (!def) {
+        const missing = await registry.call(connector, tool, args, {
+          executionId: this.#o.executionId,
+        });
+        throw new CordonError(
+          (missing as { error: ErrorInfo }).error.code,
+          (missing as { error: ErrorInfo }).error.message,
+        );
+      }
+      const needs = def.annotations.requiresApproval
+        ? "approval"
+        : def.annotations.resolution === "client"
+        ? "value"
+        : undefined;
+      const decision = await journal.begin(connector, tool, args, {
+        needs,
+        reexecute: def.annotations.replay === "reexecute",
+      });
+      switch (decision.kind) {
+        case "answer":
+          return decision.value;
+        case "fail":
+          throw new CordonError(decision.error.code, decision.error.message, decision.error);
+        case "diverged":
+          this.#stop(decision.error);
+          throw new CordonError(decision.error.code, decision.error.message);
+        case "execute":
+          return await this.#execute(decision.seq, connector, tool, args);
+        case "pending": {
+          const answer = await this.#park(decision.entry);
+          if (answer.kind === "rejected") {
+            throw new CordonError(answer.error.code, answer.error.message);
+          }
+          if (answer.kind === "resolved") return answer.value;
+          await journal.markExecuting(decision.seq);
+          return await this.#execute(decision.seq, connector, tool, args);
+        }
+      }
+    } finally {
+      this.#inFlight--;
+    }
+  }
+
+  async #execute(seq: number, connector: string, tool: string, args: unknown): Promise<unknown> {
+    const out = await this.#o.registry.call(connector, tool, args, {
+      executionId: this.#o.executionId,
+      signal: this.#ended.signal,
+    });
+    const final = await this.#o.journal.finish(seq, out);
+    if (!final.ok) throw new CordonError(final.error.code, final.error.message, final.error);
+    return final.value;
+  }
+
+  #park(entry: CallEntry): Promise<Decision> {
+    return new Promise((resolve) => {
+      const wasRunning = this.#undecided.size === 0;
+      this.#undecided.set(entry.seq, { entry, decide: resolve });
+      if (wasRunning) this.#pause();
+      const event = this.#pausedEvent();
+      for (const l of this.#listeners.splice(0)) l(event);
+    });
+  }
+
+  #pausedEvent(): PassEvent {
+    return { kind: "paused", pending: this.undecided() };
+  }
+
+  #pause(): void {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.#thaw = { promise, resolve };
+    if (this.#deadline !== undefined) {
+      clearTimeout(this.#deadline);
+      this.#deadline = undefined;
+      this.#remainingMs = Math.max(
+        1,
+        this.#remainingMs - (performance.now() - this.#deadlineStartedAt),
+      );
+    }
+    this.#hold = setTimeout(() => this.release(), this.#o.holdMs);
+  }
+
+  #resume(): void {
+    clearTimeout(this.#hold);
+    this.#hold = undefined;
+    const thaw = this.#thaw;
+    this.#thaw = undefined;
+    thaw?.resolve();
+    this.#resumeDeadline();
+  }
+
+  #resumeDeadline(): void {
+    if (this.#final) return;
+    this.#deadlineStartedAt = performance.now();
+    const timeoutMs = this.#o.limits.timeoutMs;
+    this.#deadline = setTimeout(
+      () =>
+        this.#stop(
+          errorInfo("sandbox_timeout", `The script did not finish within ${timeoutMs} ms`, {
+            timeoutMs,
+          }),
+        ),
+      this.#remainingMs,
+    );
+  }
+
+  #limit(
+    code: "too_many_calls" | "too_many_calls_in_flight",
+    message: string,
+    limit: number,
+  ): CordonError {
+    const info = errorInfo(code, message, { limit });
+    this.#stop(info);
+    return new CordonError(code, message);
+  }
+
+  #stop(info: ErrorInfo): void {
+    this.#failure ??= info;
+    this.#o.child.kill(info);
+  }
+
+  async #run(params: RunParams): Promise<void> {
+    const { child, limits } = this.#o;
+    let outcome: Outcome;
+    try {
+      const reply = (await child.peer.request(METHOD_RUN, params)) as RunResult;
+      outcome = { ok: true, value: reply?.value };
+    } catch (err) {
+      if (!child.alive || this.#failure || this.#released) {
+        const exit = await child.exited;
+        outcome = {
+          ok: false,
+          error: this.#failure ?? classifyExit(exit, limits.heapMiB, limits.memoryMiB),
+        };
+      } else {
+        outcome = {
+          ok: false,
+          error: err instanceof CordonError
+            ? err.toInfo()
+            : errorInfo("protocol_error", String(err)),
+        };
+      }
+    }
+    clearTimeout(this.#deadline);
+    clearTimeout(this.#hold);
+    this.#ended.abort();
+    child.kill();
+    // A limit the host enforced wins over an answer that raced it.
+    if (outcome.ok && this.#failure) outcome = { ok: false, error: this.#failure };
+    if (outcome.ok) outcome = this.#checkResult(outcome.value);
+    await this.#o.journal.flush();
+    if (outcome.ok) {
+      const skipped = this.#o.journal.unconsumedApplied();
+      if (skipped.length > 0) {
+        outcome = {
+          ok: false,
+          error: errorInfo(
+            "replay_divergence",
+            `On replay the script no longer made ${skipped.length} call(s) it made before (first: ${
+              skipped[0].connector
+            }.${skipped[0].tool}, entry ${skipped[0].seq})`,
+            { seqs: skipped.map((e) => e.seq) },
+          ),
+        };
+      }
+    }
+    this.#final = this.#released ? { kind: "released" } : { kind: "ended", outcome };
+    // Calls still waiting are abandoned with the run.
+    for (const [, w] of this.#undecided) {
+      w.decide({ kind: "rejected", error: errorInfo("rejected", "The run ended") });
+    }
+    this.#undecided.clear();
+    this.#thaw?.resolve();
+    for (const l of this.#listeners.splice(0)) l(this.#final);
+  }
+
+  #checkResult(value: unknown): Outcome {
+    const max = this.#o.limits.maxResultBytes;
+    const bytes = encodedBytes(value);
+    if (bytes <= max) return { ok: true, value };
+    return {
+      ok: false,
+      error: errorInfo(
+        "result_too_large",
+        `The result is ${bytes} bytes, over the ${max}-byte limit; return a smaller value`,
+        {
+          bytes,
+          limit: max,
+        },
+      ),
+    };
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The durable call log: every tool call of an execution, appended before it
+ * runs and updated when it returns, in `seq` order.
+ *
+ * @module
+ */
+import type { ErrorInfo } from "../errors.ts";
+import type { Db } from "./client.ts";
+import { fromJson, toJson } from "./json.ts";
+
+/** A call-log entry's state. */
+export type CallState = "executing" | "applied" | "pending" | "error" | "rejected" | "reverted";
+
+/** What a pending entry waits for. */
+export type PendingNeed = "approval" | "value";
+
+/** One entry. */
+export interface CallEntry {
+  executionId: string;
+  seq: number;
+  connector: string;
+  tool: string;
+  args: unknown;
+  state: CallState;
+  /** `tool` for tool calls, `step` for `codemode.step` values. */
+  kind: "tool" | "step";
+  result?: unknown;
+  error?: ErrorInfo;
+  needs?: PendingNeed;
+  decision?: "approved" | "rejected" | "resolved";
+  startedAt: number;
+  endedAt?: number;
+}
+
+type Row = Record<string, unknown>;
+
+function fromRow(r: Row): CallEntry {
+  const e: CallEntry = {
+    executionId: String(r.execution_id),
+    seq: Number(r.seq),
+    connector: String(r.connector),
+    tool: String(r.tool),
+    args: fromJson(r.args),
+    state: r.state as CallState,
+    kind: r.kind as CallEntry["kind"],
+    startedAt: Number(r.started_at),
+  };
+  if (r.result !== null) e.result = fromJson(r.result);
+  if (r.error !== null) e.error = JSON.parse(String(r.error));
+  if (r.needs !== null) e.needs = r.needs as PendingNeed;
+  if (r.decision !== null) e.decision = r.decision as CallEntry["decision"];
+  if (r.ended_at !== null) e.endedAt = Number(r.ended_at);
+  return e;
+}
+
+/** Data access for the call log. */
+export class CallStore {
+  constructor(readonly db: Db) {}
+
+  /** Appends an entry; `argsJson` is the already-encoded args (size-checked by the caller). */
+  async append(entry: Omit<CallEntry, "args" | "endedAt">, argsJson: string): Promise<void> {
+    await this.db.execute({
+      sql:
+        `INSERT INTO calls (execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      args: [
+        entry.executionId,
+        entry.seq,
+        entry.connector,
+        entry.tool,
+        argsJson,
+        entry.state,
+        entry.kind,
+        toJson(entry.result),
+        entry.error ? JSON.stringify(entry.error) : null,
+        entry.needs ?? null,
+        entry.startedAt,
+      ],
+    });
+  }
+
+  /** Records how a call ended (`resultJson` already encoded and size-checked). */
+  async finish(
+    executionId: string,
+    seq: number,
+    state: CallState,
+    outcome: { resultJson?: string | null; error?: ErrorInfo },
+  ): Promise<void> {
+    await this.db.execute({
+      sql:
+        "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?",
+      args: [
+        state,
+        outcome.resultJson ?? null,
+        outcome.error ? JSON.stringify(outcome.error) : null,
+        Date.now(),
+        executionId,
+        seq,
+      ],
+    });
+  }
+
+  /**
+   * Decides a pending entry once: returns false when it was not pending or
+   * was already decided (approve and reject racing resolve to one).
+   */
+  async decide(
+    executionId: string,
+    seq: number,
+    decision: "approved" | "rejected" | "resolved",
+    fields: { state?: CallState; resultJson?: string; error?: ErrorInfo } = {},
+  ): Promise<boolean> {
+    const rs = await this.db.execute({
+      sql: `UPDATE calls SET decision = ?, state = COALESCE(?, state), result = COALESCE(?, result),
+              error = COALESCE(?, error), ended_at = CASE WHEN ? IS NULL THEN ended_at ELSE ? END
+            WHERE execution_id = ? AND seq = ? AND state = 'pending' AND decision IS NULL`,
+      args: [
+        decision,
+        fields.state ?? null,
+        fields.resultJson ?? null,
+        fields.error ? JSON.stringify(fields.error) : null,
+        fields.state ?? null,
+        Date.now(),
+        executionId,
+        seq,
+      ],
+    });
+    return rs.rowsAffected === 1;
+  }
+
+  /** Sets an entry's state (used by rollback). */
+  async setState(
+    executionId: string,
+    seq: number,
+    state: CallState,
+    error?: ErrorInfo,
+  ): Promise<void> {
+    await this.db.execute({
+      sql:
+        "UPDATE calls SET state = ?, error = COALESCE(?, error), ended_at = ? WHERE execution_id = ? AND seq = ?",
+      args: [state, error ? JSON.stringify(error) : null, Date.now(), executionId, seq],
+    });
+  }
+
+  /** An execution's entries in seq order. */
+  async list(executionId: string): Promise<CallEntry[]> {
+    const rs = await this.db.execute({
+      sql: "SELECT * FROM calls WHERE execution_id = ? ORDER BY seq",
+      args: [executionId],
+    });
+    return rs.rows.map((r) => fromRow(r as Row));
+  }
+
+  /** Every undecided pending entry across executions, oldest first. */
+  async pending(): Promise<CallEntry[]> {
+    const rs = await this.db.execute(
+      "SELECT * FROM calls WHERE state = 'pending' AND decision IS NULL ORDER BY started_at, execution_id, seq",
+    );
+    return rs.rows.map((r) => fromRow(r as Row));
+  }
+}

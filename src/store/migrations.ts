@@ -1,0 +1,119 @@
+/**
+ * Ordered schema migrations, recorded in the database. A migration never
+ * changes once released: new needs get a new migration, so nothing a user
+ * saved is lost by an upgrade.
+ *
+ * @module
+ */
+import type { Db } from "./client.ts";
+
+/** One schema step. */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+/** Every migration, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "executions, call log, logs, snippets",
+    statements: [
+      `CREATE TABLE executions (
+        id TEXT PRIMARY KEY,
+        code TEXT NOT NULL,
+        input TEXT,
+        status TEXT NOT NULL CHECK (status IN ('running','paused','completed','error','rejected','rolled_back')),
+        result TEXT,
+        error TEXT,
+        connectors TEXT NOT NULL,
+        declaration_hash TEXT NOT NULL,
+        limits TEXT NOT NULL,
+        policy TEXT NOT NULL,
+        owner TEXT,
+        lease_until INTEGER,
+        passes INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        ended_at INTEGER
+      )`,
+      "CREATE INDEX executions_status_created ON executions (status, created_at DESC, id DESC)",
+      "CREATE INDEX executions_created ON executions (created_at DESC, id DESC)",
+      `CREATE TABLE calls (
+        execution_id TEXT NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        connector TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('executing','applied','pending','error','rejected','reverted')),
+        kind TEXT NOT NULL DEFAULT 'tool',
+        result TEXT,
+        error TEXT,
+        needs TEXT CHECK (needs IN ('approval','value')),
+        decision TEXT CHECK (decision IN ('approved','rejected','resolved')),
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        PRIMARY KEY (execution_id, seq)
+      )`,
+      "CREATE INDEX calls_pending ON calls (state) WHERE state = 'pending'",
+      `CREATE TABLE logs (
+        execution_id TEXT NOT NULL REFERENCES executions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        level TEXT NOT NULL,
+        message TEXT NOT NULL,
+        at_ms INTEGER NOT NULL,
+        PRIMARY KEY (execution_id, seq)
+      )`,
+      `CREATE TABLE snippets (
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        description TEXT NOT NULL,
+        code TEXT NOT NULL,
+        input_schema TEXT,
+        connectors TEXT NOT NULL,
+        declaration_hash TEXT NOT NULL,
+        source_execution_id TEXT,
+        stale INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (name, version)
+      )`,
+    ],
+  },
+];
+
+/** Applies every migration the database has not seen; returns the versions applied. */
+export async function migrate(
+  db: Db,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number[]> {
+  await db.execute(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
+  const applied: number[] = [];
+  for (const m of migrations) {
+    const seen = await db.execute({
+      sql: "SELECT 1 FROM schema_migrations WHERE version = ?",
+      args: [m.version],
+    });
+    if (seen.rows.length > 0) continue;
+    try {
+      await db.batch([
+        ...m.statements,
+        {
+          sql: "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+          args: [m.version, m.name, Date.now()],
+        },
+      ]);
+      applied.push(m.version);
+    } catch (err) {
+      // Another process may have applied it between our check and our write.
+      const again = await db.execute({
+        sql: "SELECT 1 FROM schema_migrations WHERE version = ?",
+        args: [m.version],
+      });
+      if (again.rows.length === 0) throw err;
+    }
+  }
+  return applied;
+}
