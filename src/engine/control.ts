@@ -96,7 +96,8 @@ async function continueWith(
   const startedAt = performance.now();
   const live = engine.live.get(row.id);
   if (
-    live && [...decisions.keys()].every((seq) => live.pass.undecided().some((e) => e.seq === seq))
+    live?.pass.holding &&
+    [...decisions.keys()].every((seq) => live.pass.undecided().some((e) => e.seq === seq))
   ) {
     live.startedAt = startedAt;
     for (const [seq, d] of decisions) live.pass.decide(seq, d);

@@ -31,6 +31,7 @@ export {
   createRuntime,
   DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,
+  type DurabilityOptions,
   type ExecutionDetails,
   type ExecutionSummary,
   type Runtime,

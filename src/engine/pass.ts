@@ -147,7 +147,7 @@ export class Pass {
 
   /** Answers a waiting call; false if nothing waits under that seq. */
   decide(seq: number, decision: Decision): boolean {
-    const waiter = this.#undecided.get(seq);
+    const waiter = this.#released ? undefined : this.#undecided.get(seq);
     if (!waiter) return false;
     this.#undecided.delete(seq);
     const entry = waiter.entry;
@@ -161,6 +161,11 @@ export class Pass {
     waiter.decide(decision);
     if (this.#undecided.size === 0) this.#resume();
     return true;
+  }
+
+  /** The child is still here, paused, and can take decisions. */
+  get holding(): boolean {
+    return !this.#released && !this.#final && this.#undecided.size > 0;
   }
 
   /** Gives up the child without ending the execution (it stays paused). */
@@ -210,6 +215,7 @@ export class Pass {
     const { limits, registry, journal } = this.#o;
     // Held back while paused: only the process that resumes may run more.
     while (this.#thaw) await this.#thaw.promise;
+    if (this.#final) throw new CordonError("interrupted", "The run ended before this call");
     if (this.#calls >= limits.maxToolCalls) {
       throw this.#limit(
         "too_many_calls",
@@ -400,7 +406,9 @@ export class Pass {
       w.decide({ kind: "rejected", error: errorInfo("rejected", "The run ended") });
     }
     this.#undecided.clear();
-    this.#thaw?.resolve();
+    const thaw = this.#thaw;
+    this.#thaw = undefined;
+    thaw?.resolve();
     for (const l of this.#listeners.splice(0)) l(this.#final);
   }
 

@@ -26,8 +26,16 @@ import type { CallRecord, ExecuteRequest, ExecuteResult, PendingAction } from ".
 /** Children kept warm when the caller does not say. */
 export const DEFAULT_POOL_SIZE = 2;
 
+/** Durability settings a runtime may be given. */
+export interface DurabilityOptions extends DurabilitySettings {
+  /** Paused executions older than this are rejected as `expired` (ms). */
+  expireAfterMs: number;
+  /** How often the expiry runs (ms). */
+  expireEveryMs: number;
+}
+
 /** Durability defaults, each with its reason. */
-export const DEFAULT_DURABILITY = Object.freeze({
+export const DEFAULT_DURABILITY: Readonly<DurabilityOptions> = Object.freeze({
   // Long enough for a person at the screen to approve; short enough not to hoard children.
   holdMs: 5 * 60_000,
   // An idle child costs about 10 MiB; 16 held children is a bounded cost.
@@ -62,7 +70,7 @@ export interface RuntimeOptions {
     size?: number;
   };
   sandbox?: SandboxOptions;
-  durability?: Partial<typeof DEFAULT_DURABILITY>;
+  durability?: Partial<DurabilityOptions>;
 }
 
 /** Where and how children run. */
