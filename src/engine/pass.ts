@@ -372,7 +372,7 @@ export class Pass {
         outcome = {
           ok: false,
           error: err instanceof CordonError
-            ? err.toInfo()
+            ? fromChild(err.toInfo())
             : errorInfo("protocol_error", String(err)),
         };
       }
@@ -428,4 +428,34 @@ export class Pass {
       ),
     };
   }
+}
+
+/**
+ * Codes only the host decides (limits, kills, the store). The child is
+ * untrusted: a script can write any frame to stdout, so a run reply that
+ * claims one of these is the script's own claim and is reported as such.
+ */
+const HOST_ONLY_CODES: ReadonlySet<string> = new Set([
+  "sandbox_timeout",
+  "sandbox_memory",
+  "sandbox_crashed",
+  "spawn_failed",
+  "protocol_error",
+  "output_limit",
+  "too_many_calls",
+  "too_many_calls_in_flight",
+  "runtime_closed",
+  "limit_exceeded",
+  "interrupted",
+  "expired",
+  "replay_divergence",
+]);
+
+function fromChild(info: ErrorInfo): ErrorInfo {
+  if (!HOST_ONLY_CODES.has(info.code)) return info;
+  return errorInfo(
+    "script_error",
+    `The script reported "${info.code}" itself (${info.message}); the host enforced no such limit`,
+    { claimed: info.code },
+  );
 }

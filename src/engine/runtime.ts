@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Connector, ConnectorInfo } from "../connectors/types.ts";
 import { CordonError } from "../errors.ts";
+import { hostDeniedAddresses } from "../sandbox/policy.ts";
 import { detectMemoryGuard, type MemoryGuardKind } from "../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { CallStore } from "../store/calls.ts";
@@ -225,6 +226,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     cwd,
     memoryGuard,
     allowPrivateNetwork: sandbox.allowPrivateNetwork ?? false,
+    denyAddresses: hostDeniedAddresses(),
   };
   const engine = new Engine({
     registry,

@@ -107,6 +107,20 @@ export class Peer {
 
   /** Feeds one parsed frame from the other side. */
   receive(raw: unknown): void {
+    try {
+      this.#receive(raw);
+    } catch (err) {
+      // A frame that cannot be decoded or handled fails the peer's run, never the reader.
+      this.#options.onProtocolError?.(
+        errorInfo(
+          "protocol_error",
+          `Cannot handle a frame: ${err instanceof Error ? err.message : String(err)}`,
+        ),
+      );
+    }
+  }
+
+  #receive(raw: unknown): void {
     const c = classifyFrame(raw);
     switch (c.kind) {
       case "invalid":
@@ -135,9 +149,17 @@ export class Peer {
         if ("error" in c.frame) {
           const info = fromRpcError(c.frame.error);
           pending.reject(new CordonError(info.code, info.message, info));
-        } else {
-          pending.resolve(decodeValue(c.frame.result));
+          return;
         }
+        let value: unknown;
+        try {
+          value = decodeValue(c.frame.result);
+        } catch (err) {
+          const message = `Cannot decode a response: ${(err as Error).message}`;
+          pending.reject(new CordonError("protocol_error", message));
+          throw err;
+        }
+        pending.resolve(value);
         return;
       }
     }

@@ -97,6 +97,11 @@ function nextName(): string {
   return `c${++counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
+/** A parent group of its own for each guard, so runtimes in one process never share one. */
+function parentName(): string {
+  return `cordon-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
 async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string> {
   const rel = self.get("");
   if (rel === undefined) return "no cgroup v2 hierarchy for this process";
@@ -107,7 +112,7 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
   if (!/\bmemory\b/.test(controllers) || !/\bpids\b/.test(controllers)) {
     return `cgroup v2 offers "${controllers.trim()}" here, not memory and pids`;
   }
-  const parent = join(here, `cordon-${Deno.pid}`);
+  const parent = join(here, parentName());
   try {
     await Deno.mkdir(parent, { recursive: true });
     await write(join(parent, "cgroup.subtree_control"), "+memory +pids");
@@ -147,10 +152,9 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
   const memRel = self.get("memory");
   const pidsRel = self.get("pids");
   if (memRel === undefined) return "no cgroup v1 memory controller for this process";
-  const memParent = join(CGROUP_ROOT, "memory", memRel, `cordon-${Deno.pid}`);
-  const pidsParent = pidsRel === undefined
-    ? undefined
-    : join(CGROUP_ROOT, "pids", pidsRel, `cordon-${Deno.pid}`);
+  const name = parentName();
+  const memParent = join(CGROUP_ROOT, "memory", memRel, name);
+  const pidsParent = pidsRel === undefined ? undefined : join(CGROUP_ROOT, "pids", pidsRel, name);
   try {
     await Deno.mkdir(memParent, { recursive: true });
     if (pidsParent) await Deno.mkdir(pidsParent, { recursive: true }).catch(() => {});

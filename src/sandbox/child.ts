@@ -29,6 +29,8 @@ export interface ChildEnvironment {
   cwd: string;
   memoryGuard: MemoryGuard;
   allowPrivateNetwork: boolean;
+  /** The host's own addresses, denied to children that may reach allowed hosts. */
+  denyAddresses?: readonly string[];
 }
 
 /** Per-child stream limits, fixed at spawn. */
@@ -156,7 +158,14 @@ export class SandboxChild {
       onFrame: (frame) => peer.receive(frame),
       onFault: (fault) => this.#breach(faultInfo(fault)),
     });
-    const stderr = readCapped(process.stderr, MAX_STDERR_BYTES);
+    // stderr counts toward the same output bound as stdout: a flood of either ends the run.
+    const stderr = readCapped(
+      process.stderr,
+      MAX_STDERR_BYTES,
+      options.limits.maxOutputBytes,
+      () =>
+        this.#breach(faultInfo({ kind: "output_too_large", limit: options.limits.maxOutputBytes })),
+    );
     this.exited = (async () => {
       const status = await process.status;
       this.#alive = false;
@@ -191,6 +200,7 @@ export class SandboxChild {
       guestEntry: env.guestEntry,
       runId,
       allowPrivateNetwork: env.allowPrivateNetwork,
+      denyAddresses: env.denyAddresses,
     });
     const group = await env.memoryGuard.create(options.memoryBytes);
     let process: Deno.ChildProcess;
@@ -291,12 +301,23 @@ async function wipeLocationData(denoDir: string, runId: string): Promise<void> {
   }
 }
 
-async function readCapped(stream: ReadableStream<Uint8Array>, max: number): Promise<string> {
+async function readCapped(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  maxTotal: number,
+  onFlood: () => void,
+): Promise<string> {
   const decoder = new TextDecoder();
   let text = "";
   let kept = 0;
+  let total = 0;
   try {
     for await (const chunk of stream) {
+      total += chunk.length;
+      if (total > maxTotal) {
+        onFlood();
+        maxTotal = Infinity;
+      }
       if (kept < max) {
         const part = chunk.subarray(0, max - kept);
         kept += part.length;

@@ -18,6 +18,8 @@ export interface ChildArgsOptions {
    * development and tests of the allow-list only; never for a shared service.
    */
   allowPrivateNetwork?: boolean;
+  /** More addresses to deny when hosts are allowed (the host's own interfaces). */
+  denyAddresses?: readonly string[];
 }
 
 /** The arguments after `deno` for one sandbox child. */
@@ -45,7 +47,10 @@ export function childArgs(options: ChildArgsOptions): string[] {
     args.push("--deny-net");
   } else {
     args.push(`--allow-net=${policy.netAllow.join(",")}`);
-    if (!options.allowPrivateNetwork) args.push(`--deny-net=${DENIED_NET_RANGES.join(",")}`);
+    if (!options.allowPrivateNetwork) {
+      const denied = [...DENIED_NET_RANGES, ...(options.denyAddresses ?? [])];
+      args.push(`--deny-net=${denied.join(",")}`);
+    }
   }
   args.push(
     `--location=https://run-${options.runId}.invalid`,

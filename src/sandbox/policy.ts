@@ -16,9 +16,15 @@ export interface SandboxPolicy {
 }
 
 /**
- * Address ranges a child never reaches, even when a host is allowed: Deno
- * checks these against the addresses a name resolves to, so a public name
- * pointing at loopback or a metadata service is refused too.
+ * Addresses a child never reaches, even when a host is allowed. Deno checks
+ * these against the addresses a name resolves to, so a public name pointing
+ * at loopback or a metadata service is refused too.
+ *
+ * Deno 2.9.6 takes IPv4 ranges here but refuses IPv6 ranges (`fc00::/7`
+ * fails to parse, measured), so IPv6 is denied by exact address (loopback,
+ * unspecified) and IPv6 literals may not be allowed at all (see
+ * {@link normalizeNetAllow}). The host's own interface addresses are added
+ * by {@link hostDeniedAddresses}.
  */
 export const DENIED_NET_RANGES: readonly string[] = [
   "0.0.0.0/8",
@@ -28,17 +34,37 @@ export const DENIED_NET_RANGES: readonly string[] = [
   "169.254.0.0/16",
   "172.16.0.0/12",
   "192.0.0.0/24",
+  "192.0.2.0/24",
   "192.168.0.0/16",
   "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
   "224.0.0.0/4",
   "240.0.0.0/4",
-  "::/128",
-  "::1/128",
-  "::ffff:0:0/96",
-  "fc00::/7",
-  "fe80::/10",
+  "[::1]",
+  "[::]",
   "localhost",
 ];
+
+/**
+ * This host's own interface addresses as `--deny-net` entries: a server the
+ * host runs on `0.0.0.0` must not be reachable through a public address.
+ */
+export function hostDeniedAddresses(): string[] {
+  const out = new Set<string>();
+  let interfaces: Deno.NetworkInterfaceInfo[] = [];
+  try {
+    interfaces = Deno.networkInterfaces();
+  } catch {
+    return [];
+  }
+  for (const i of interfaces) {
+    // Link-local IPv6 carries a zone (`%eth0`) that Deno cannot parse; fe80:: is not routable.
+    if (i.address.includes("%") || i.address.startsWith("fe80:")) continue;
+    out.add(i.family === "IPv6" ? `[${i.address}]` : i.address);
+  }
+  return [...out].sort();
+}
 
 /** A host name, IPv4 or bracketed IPv6, with an optional port. No wildcards, no paths. */
 const HOST_PATTERN =
@@ -59,6 +85,12 @@ export function normalizeNetAllow(hosts: readonly string[] | undefined): string[
   const out = new Set<string>();
   for (const raw of hosts) {
     const host = String(raw).trim().toLowerCase();
+    if (host.startsWith("[")) {
+      throw new CordonError(
+        "invalid_request",
+        `Cannot allow "${raw}": IPv6 literals cannot be allowed, because private IPv6 ranges (and IPv4-mapped addresses such as [::ffff:127.0.0.1]) cannot be denied to the sandbox; allow a host name`,
+      );
+    }
     if (!HOST_PATTERN.test(host)) {
       throw new CordonError(
         "invalid_request",

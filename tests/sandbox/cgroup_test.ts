@@ -21,7 +21,7 @@ Deno.test("detectMemoryGuard('auto') makes groups that hold a process, when the 
   try {
     await group.add(sleeper.pid);
     const self = await Deno.readTextFile(`/proc/${sleeper.pid}/cgroup`);
-    assert.match(self, /cordon-\d+\/c\d+-/);
+    assert.match(self, /cordon-\d+-[0-9a-f]{8}\/c\d+-/);
     assert.equal(await group.oomKilled(), false);
   } finally {
     sleeper.kill("SIGKILL");
@@ -30,4 +30,20 @@ Deno.test("detectMemoryGuard('auto') makes groups that hold a process, when the 
     await guard.dispose();
   }
   assert.ok(CHILD_PIDS_MAX >= 32);
+});
+
+Deno.test("two guards in one process do not share a parent: disposing one leaves the other working", async () => {
+  const a = await detectMemoryGuard("auto");
+  const b = await detectMemoryGuard("auto");
+  try {
+    if (a.kind === "heap-only") return assert.equal(b.kind, "heap-only");
+    assert.notEqual(a.reason, b.reason);
+    await a.dispose();
+    const group = (await b.create(64 * 1024 * 1024))!;
+    assert.ok(group, "the second guard still makes groups");
+    await group.remove();
+  } finally {
+    await a.dispose().catch(() => {});
+    await b.dispose();
+  }
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { childArgs } from "../../src/sandbox/flags.ts";
 import {
   DENIED_NET_RANGES,
+  hostDeniedAddresses,
   MAX_NET_ALLOW_HOSTS,
   normalizeNetAllow,
   policyKey,
@@ -55,9 +56,8 @@ Deno.test("childArgs() allows listed hosts and still denies private ranges", () 
 
 Deno.test("normalizeNetAllow() accepts hosts and ports, sorted and without duplicates", () => {
   assert.deepEqual(
-    normalizeNetAllow(["B.example.com", "a.example.com:443", "b.example.com", "[::1]:80"]),
+    normalizeNetAllow(["B.example.com", "a.example.com:443", "b.example.com"]),
     [
-      "[::1]:80",
       "a.example.com:443",
       "b.example.com",
     ],
@@ -89,4 +89,39 @@ Deno.test("policyKey() equal only for interchangeable policies", () => {
     policyKey({ heapMiB: 64, netAllow: [] }),
     policyKey({ heapMiB: 64, netAllow: ["a.com"] }),
   );
+});
+
+Deno.test("normalizeNetAllow() refuses IPv6 literals, which Deno cannot deny by range", () => {
+  for (const host of ["[::1]:80", "[::ffff:127.0.0.1]:8080", "[fd00::1]"]) {
+    assert.throws(
+      () => normalizeNetAllow([host]),
+      (e: unknown) => e instanceof CordonError && e.code === "invalid_request",
+    );
+  }
+});
+
+Deno.test("hostDeniedAddresses() lists this host's addresses in a form Deno accepts", async () => {
+  const denied = hostDeniedAddresses();
+  assert.ok(denied.includes("127.0.0.1"), denied.join(","));
+  // Deno parses every entry: a child with the whole deny list starts and runs.
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/ok.ts`, "console.log('parsed')");
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--no-config",
+        "--allow-net=example.com",
+        `--deny-net=${[...DENIED_NET_RANGES, ...denied].join(",")}`,
+        `${dir}/ok.ts`,
+      ],
+    }).output();
+    assert.equal(
+      new TextDecoder().decode(out.stdout).trim(),
+      "parsed",
+      new TextDecoder().decode(out.stderr),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
