@@ -282,7 +282,7 @@ export class Pass {
       executionId: this.#o.executionId,
       signal: this.#ended.signal,
     });
-    const final = await this.#o.journal.finish(seq, out);
+    const final = this.#o.journal.finish(seq, out);
     if (!final.ok) throw new CordonError(final.error.code, final.error.message, final.error);
     return final.value;
   }

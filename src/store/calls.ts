@@ -5,6 +5,7 @@
  * @module
  */
 import type { ErrorInfo } from "../errors.ts";
+import type { InStatement } from "@libsql/client";
 import type { Db } from "./client.ts";
 import { fromJson, toJson } from "./json.ts";
 
@@ -53,30 +54,73 @@ function fromRow(r: Row): CallEntry {
   return e;
 }
 
+/** The statement that appends an entry (for callers that batch their writes). */
+export function appendStatement(
+  entry: Omit<CallEntry, "args" | "endedAt">,
+  argsJson: string,
+): InStatement {
+  return {
+    sql:
+      `INSERT INTO calls (execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    args: [
+      entry.executionId,
+      entry.seq,
+      entry.connector,
+      entry.tool,
+      argsJson,
+      entry.state,
+      entry.kind,
+      toJson(entry.result),
+      entry.error ? JSON.stringify(entry.error) : null,
+      entry.needs ?? null,
+      entry.startedAt,
+    ],
+  };
+}
+
+/** The statement that records how a call ended. */
+export function finishStatement(
+  executionId: string,
+  seq: number,
+  state: CallState,
+  outcome: { resultJson?: string | null; error?: ErrorInfo },
+): InStatement {
+  return {
+    sql:
+      "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?",
+    args: [
+      state,
+      outcome.resultJson ?? null,
+      outcome.error ? JSON.stringify(outcome.error) : null,
+      Date.now(),
+      executionId,
+      seq,
+    ],
+  };
+}
+
+/** The statement that sets an entry's state (and error, when given). */
+export function setStateStatement(
+  executionId: string,
+  seq: number,
+  state: CallState,
+  error?: ErrorInfo,
+): InStatement {
+  return {
+    sql:
+      "UPDATE calls SET state = ?, error = COALESCE(?, error), ended_at = ? WHERE execution_id = ? AND seq = ?",
+    args: [state, error ? JSON.stringify(error) : null, Date.now(), executionId, seq],
+  };
+}
+
 /** Data access for the call log. */
 export class CallStore {
   constructor(readonly db: Db) {}
 
   /** Appends an entry; `argsJson` is the already-encoded args (size-checked by the caller). */
   async append(entry: Omit<CallEntry, "args" | "endedAt">, argsJson: string): Promise<void> {
-    await this.db.execute({
-      sql:
-        `INSERT INTO calls (execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [
-        entry.executionId,
-        entry.seq,
-        entry.connector,
-        entry.tool,
-        argsJson,
-        entry.state,
-        entry.kind,
-        toJson(entry.result),
-        entry.error ? JSON.stringify(entry.error) : null,
-        entry.needs ?? null,
-        entry.startedAt,
-      ],
-    });
+    await this.db.execute(appendStatement(entry, argsJson));
   }
 
   /** Records how a call ended (`resultJson` already encoded and size-checked). */
@@ -86,18 +130,7 @@ export class CallStore {
     state: CallState,
     outcome: { resultJson?: string | null; error?: ErrorInfo },
   ): Promise<void> {
-    await this.db.execute({
-      sql:
-        "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?",
-      args: [
-        state,
-        outcome.resultJson ?? null,
-        outcome.error ? JSON.stringify(outcome.error) : null,
-        Date.now(),
-        executionId,
-        seq,
-      ],
-    });
+    await this.db.execute(finishStatement(executionId, seq, state, outcome));
   }
 
   /**
@@ -135,11 +168,7 @@ export class CallStore {
     state: CallState,
     error?: ErrorInfo,
   ): Promise<void> {
-    await this.db.execute({
-      sql:
-        "UPDATE calls SET state = ?, error = COALESCE(?, error), ended_at = ? WHERE execution_id = ? AND seq = ?",
-      args: [state, error ? JSON.stringify(error) : null, Date.now(), executionId, seq],
-    });
+    await this.db.execute(setStateStatement(executionId, seq, state, error));
   }
 
   /** An execution's entries in seq order. */

@@ -5,10 +5,13 @@
  *
  * @module
  */
-import { type Client, createClient, type InStatement, type ResultSet } from "@libsql/client";
+import { type Client, createClient, type InStatement } from "@libsql/client";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CordonError } from "../errors.ts";
+import { type DbResult, LocalDb } from "./local.ts";
+
+export type { DbResult };
 
 /**
  * How long a writer waits for another process's lock before failing. Long
@@ -19,9 +22,9 @@ export const BUSY_TIMEOUT_MS = 5_000;
 /** A store connection with the few operations Cordon needs. */
 export interface Db {
   readonly url: string;
-  execute(stmt: InStatement): Promise<ResultSet>;
+  execute(stmt: InStatement): Promise<DbResult>;
   /** Runs statements atomically (a write transaction). */
-  batch(stmts: InStatement[]): Promise<ResultSet[]>;
+  batch(stmts: InStatement[]): Promise<DbResult[]>;
   close(): void;
 }
 
@@ -43,24 +46,51 @@ export async function openDb(url: string, authToken?: string): Promise<Db> {
       `Cannot open database "${url}": use file:, :memory:, libsql://, http(s):// or ws(s)://`,
     );
   }
+  if (isFileUrl(url) || url === ":memory:") return openLocal(url);
+  const client: Client = createClient(authToken ? { url, authToken } : { url });
+  await client.execute("PRAGMA foreign_keys = ON").catch(() => {});
+  const result = (rs: { rows: unknown[]; rowsAffected: number }): DbResult => ({
+    rows: rs.rows as Record<string, unknown>[],
+    rowsAffected: rs.rowsAffected,
+  });
+  return {
+    url,
+    execute: async (stmt) => result(await client.execute(stmt)),
+    batch: async (stmts) => (await client.batch(stmts, "write")).map(result),
+    close: () => client.close(),
+  };
+}
+
+async function openLocal(url: string): Promise<Db> {
+  let path = ":memory:";
   if (isFileUrl(url)) {
-    const path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
+    path = url.startsWith("file://") ? fileURLToPath(url) : url.slice("file:".length);
     await Deno.mkdir(dirname(path), { recursive: true });
   }
-  const client: Client = createClient(authToken ? { url, authToken } : { url });
-  if (isFileUrl(url)) {
+  let db: LocalDb;
+  try {
+    db = new LocalDb(path);
+  } catch (err) {
+    throw new CordonError(
+      "invalid_request",
+      `Cannot open database "${url}": ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+  if (path !== ":memory:") {
     // WAL lets readers and one writer work at once across processes; NORMAL
     // sync is durable across process crashes (only an OS crash may lose the
     // last transactions), which is the failure Cordon must survive.
-    await client.execute("PRAGMA journal_mode = WAL");
-    await client.execute("PRAGMA synchronous = NORMAL");
-    await client.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.execute("PRAGMA journal_mode = WAL");
+    db.execute("PRAGMA synchronous = NORMAL");
+    db.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
-  await client.execute("PRAGMA foreign_keys = ON").catch(() => {});
+  db.execute("PRAGMA foreign_keys = ON");
+  // Async like the remote client, so callers do not care which one they hold; a failed
+  // statement is a rejected promise, never a synchronous throw.
   return {
     url,
-    execute: (stmt) => client.execute(stmt),
-    batch: (stmts) => client.batch(stmts, "write"),
-    close: () => client.close(),
+    execute: (stmt) => Promise.try(() => db.execute(stmt)),
+    batch: (stmts) => Promise.try(() => db.batch(stmts)),
+    close: () => db.close(),
   };
 }
