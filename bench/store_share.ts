@@ -1,12 +1,11 @@
 /**
- * How much of an operation is the store: wraps the libSQL client's
- * `execute` and `batch` (on its prototype, for the duration of the
- * measurement only) to count statements and the time spent in them, then
+ * How much of an operation is the store: wraps the embedded store's
+ * `execute` (on its prototype, for the duration of the measurement only) to count statements and the time spent in them, then
  * runs a pooled trivial execution, a 100-call script and a live resume.
  *
  * @module
  */
-import { createClient } from "@libsql/client";
+import { LocalDb } from "../src/store/local.ts";
 import { createRuntime, type Runtime } from "../mod.ts";
 import { completed, math, ops, sequentialCalls, TRIVIAL } from "./setup.ts";
 import { check, percentile, round, sleep } from "./stats.ts";
@@ -16,29 +15,27 @@ interface Tally {
   ms: number;
 }
 
-type Method = (this: unknown, ...args: unknown[]) => Promise<unknown>;
+type Method = (this: unknown, ...args: unknown[]) => unknown;
 
-/** Counts store statements and their time while installed. */
+/**
+ * Counts store statements and their time while installed. Embedded databases run on
+ * `LocalDb` (src/store/local.ts), whose `batch` goes through `execute`, so only `execute`
+ * is wrapped: every statement, BEGIN and COMMIT included, counts once.
+ */
 function tallyStore(): { tally: Tally; restore: () => void } {
-  const probe = createClient({ url: ":memory:" });
-  const proto = Object.getPrototypeOf(probe) as Record<string, Method>;
-  probe.close();
+  const proto = LocalDb.prototype as unknown as Record<string, Method>;
   const tally: Tally = { statements: 0, ms: 0 };
-  const originals: [string, Method][] = [];
-  for (const name of ["execute", "batch"]) {
-    const original = proto[name];
-    originals.push([name, original]);
-    proto[name] = async function (this: unknown, ...args: unknown[]) {
-      const start = performance.now();
-      try {
-        return await original.apply(this, args);
-      } finally {
-        tally.ms += performance.now() - start;
-        tally.statements++;
-      }
-    };
-  }
-  return { tally, restore: () => originals.forEach(([name, fn]) => (proto[name] = fn)) };
+  const original = proto.execute;
+  proto.execute = function (this: unknown, ...args: unknown[]) {
+    const start = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      tally.ms += performance.now() - start;
+      tally.statements++;
+    }
+  };
+  return { tally, restore: () => (proto.execute = original) };
 }
 
 /** Median statements, store time and total time of `op` over `samples` runs. */

@@ -12,9 +12,9 @@
  *   (chosen when the code has a line starting with `import` or `export`).
  *
  * The transpiler is sucrase: measured on this machine for a 30-line script
- * (bench/transpile_bench.ts), sucrase p50 0.26 ms, amaro strip-only 0.19 ms
- * (but p99 4.5 ms and no `enum`), TypeScript's `transpileModule` 1.7 ms,
- * esbuild-wasm 11 ms. Sucrase keeps line numbers, so stack traces map back
+ * (bench/transpile.ts), sucrase p50 0.28 ms, amaro strip-only 0.26 ms
+ * (but no `enum`), TypeScript's `transpileModule` 2.1 ms,
+ * esbuild-wasm 6.3 ms. Sucrase keeps line numbers, so stack traces map back
  * by subtracting the wrapper's one line.
  *
  * @module
