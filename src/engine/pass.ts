@@ -100,6 +100,8 @@ export class Pass {
   #remainingMs: number;
   #deadlineStartedAt = 0;
   #ended = new AbortController();
+  /** The child's answer to `run` has arrived (set before its promise settles). */
+  #answered = false;
 
   constructor(options: PassOptions) {
     this.#o = options;
@@ -351,7 +353,8 @@ export class Pass {
   }
 
   #stop(info: ErrorInfo): void {
-    this.#failure ??= info;
+    // Once the child has answered, what it does next cannot change the outcome.
+    if (!this.#answered) this.#failure ??= info;
     this.#o.child.kill(info);
   }
 
@@ -359,10 +362,13 @@ export class Pass {
     const { child, limits } = this.#o;
     let outcome: Outcome;
     try {
-      const reply = (await child.peer.request(METHOD_RUN, params)) as RunResult;
+      const reply = (await child.peer.request(METHOD_RUN, params, {
+        onAnswer: () => this.#answered = true,
+      })) as RunResult;
       outcome = { ok: true, value: reply?.value };
     } catch (err) {
-      if (!child.alive || this.#failure || this.#released) {
+      // A failure the host recorded first wins; after an answer, the answer stands.
+      if (this.#failure || (!this.#answered && (!child.alive || this.#released))) {
         const exit = await child.exited;
         outcome = {
           ok: false,

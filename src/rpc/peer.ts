@@ -39,9 +39,15 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** The error code a deadline produces. */
   timeoutCode?: ErrorInfo["code"];
+  /**
+   * Called synchronously when the response arrives, before any frame after
+   * it is handled (the promise settles a microtask later).
+   */
+  onAnswer?(): void;
 }
 
 interface Pending {
+  onAnswer?(): void;
   resolve(value: unknown): void;
   reject(err: CordonError): void;
   timer?: ReturnType<typeof setTimeout>;
@@ -82,7 +88,7 @@ export class Peer {
     const id = this.#nextId++;
     const json = JSON.stringify({ jsonrpc: "2.0", id, method, params: encodeValue(params) });
     return new Promise((resolve, reject) => {
-      const pending: Pending = { resolve, reject };
+      const pending: Pending = { resolve, reject, onAnswer: options.onAnswer };
       if (options.timeoutMs !== undefined && Number.isFinite(options.timeoutMs)) {
         pending.timer = setTimeout(() => {
           this.#pending.delete(id);
@@ -148,6 +154,7 @@ export class Peer {
         if (pending.timer !== undefined) clearTimeout(pending.timer);
         if ("error" in c.frame) {
           const info = fromRpcError(c.frame.error);
+          pending.onAnswer?.();
           pending.reject(new CordonError(info.code, info.message, info));
           return;
         }
@@ -159,6 +166,7 @@ export class Peer {
           pending.reject(new CordonError("protocol_error", message));
           throw err;
         }
+        pending.onAnswer?.();
         pending.resolve(value);
         return;
       }

@@ -86,3 +86,27 @@ Deno.test("Peer.notify() delivers notifications without a response", () => {
   assert.deepEqual(seen, [["log", { message: "hi" }]]);
   assert.deepEqual(sent, []);
 });
+
+Deno.test("Peer.request() onAnswer runs before any frame after the answer is handled", async () => {
+  const seen: string[] = [];
+  const peer = new Peer({
+    send: () => {},
+    onProtocolError: (info) => seen.push(`fault: ${info.message}`),
+  });
+  const answer = peer.request("run", {}, { onAnswer: () => seen.push("answered") });
+  // The answer and a forged second answer arrive in the same read.
+  peer.receive({ jsonrpc: "2.0", id: 1, result: "real" });
+  peer.receive({ jsonrpc: "2.0", id: 1, result: "forged" });
+  assert.equal(seen[0], "answered");
+  assert.match(seen[1], /no pending request/);
+  assert.equal(await answer, "real");
+  // An undecodable answer is no answer: onAnswer stays silent and the request fails.
+  let called = false;
+  const bad = peer.request("run", {}, { onAnswer: () => called = true });
+  peer.receive({ jsonrpc: "2.0", id: 2, result: { $t: "bigint", v: "not a number" } });
+  await assert.rejects(
+    bad,
+    (e: unknown) => e instanceof CordonError && e.code === "protocol_error",
+  );
+  assert.equal(called, false);
+});

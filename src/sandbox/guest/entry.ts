@@ -39,11 +39,17 @@ const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
 /** Errors this guest created for failed tool calls (their code is the host's). */
 const toolErrors = new WeakSet<object>();
 
-const writer = new FrameWriter((bytes) => writeAll(bytes));
+const writer = new FrameWriter((bytes) => Promise.resolve(writeAll(bytes)));
 
-async function writeAll(bytes: Uint8Array): Promise<void> {
+/**
+ * Frames are written synchronously, in the microtask that produced them: a
+ * result is on the pipe before any timer the script left behind can run, so
+ * a late write of the script's own cannot overtake it. A full pipe blocks
+ * this child only, which is the back-pressure the host wants anyway.
+ */
+function writeAll(bytes: Uint8Array): void {
   let offset = 0;
-  while (offset < bytes.length) offset += await stdout.write(bytes.subarray(offset));
+  while (offset < bytes.length) offset += stdout.writeSync(bytes.subarray(offset));
 }
 
 const peer = new Peer({
