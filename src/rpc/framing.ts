@@ -98,22 +98,49 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
   return out;
 }
 
-/**
- * Reads NDJSON frames from `stream` until it ends or breaks a rule. Empty
- * lines are skipped. Resolves when reading stops; never rejects for bad
- * input (that goes to `onFault`).
- */
-export async function readFrames(
-  stream: ReadableStream<Uint8Array>,
-  options: ReadFramesOptions,
-): Promise<void> {
-  const splitter = new LineSplitter(options.maxFrameBytes);
-  const reader = stream.getReader();
-  let total = 0;
+/** Something that reads bytes into a buffer, like `Deno.stdin`. */
+export interface ByteReader {
+  read(buffer: Uint8Array): Promise<number | null>;
+}
+
+/** Bytes from a stream, or from a reader into one reused buffer. */
+async function* chunks(
+  source: ReadableStream<Uint8Array> | ByteReader,
+): AsyncGenerator<Uint8Array> {
+  // Not `instanceof ReadableStream`: touching that global loads Deno's streams (about 5 ms).
+  if (!("getReader" in source)) {
+    const buffer = new Uint8Array(64 * 1024);
+    for (let n; (n = await source.read(buffer)) !== null;) yield buffer.subarray(0, n);
+    return;
+  }
+  const reader = source.getReader();
   try {
     while (true) {
       const { value, done } = await reader.read();
       if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Reads NDJSON frames from `source` until it ends or breaks a rule. Empty
+ * lines are skipped. Resolves when reading stops; never rejects for bad
+ * input (that goes to `onFault`). A {@link ByteReader} is read into one
+ * reused buffer; the child's guest reads its stdin that way, because
+ * `Deno.stdin.readable` costs about 6 ms to set up in every child.
+ */
+export async function readFrames(
+  source: ReadableStream<Uint8Array> | ByteReader,
+  options: ReadFramesOptions,
+): Promise<void> {
+  const splitter = new LineSplitter(options.maxFrameBytes);
+  let total = 0;
+  try {
+    for await (const value of chunks(source)) {
       total += value.length;
       if (total > options.maxTotalBytes) {
         options.onFault({ kind: "output_too_large", limit: options.maxTotalBytes });
@@ -140,9 +167,6 @@ export async function readFrames(
     }
   } catch {
     // The stream broke (the process died): the caller learns from its exit.
-  } finally {
-    await reader.cancel().catch(() => {});
-    reader.releaseLock();
   }
 }
 

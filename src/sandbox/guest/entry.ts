@@ -259,7 +259,7 @@ async function rehearse(): Promise<void> {
 
 await rehearse();
 
-readFrames(stdin.readable, {
+readFrames(stdin, {
   maxFrameBytes: MAX_HOST_FRAME_BYTES,
   maxTotalBytes: Number.MAX_SAFE_INTEGER,
   onFrame: (frame) => peer.receive(frame),
