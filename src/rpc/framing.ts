@@ -172,10 +172,17 @@ export async function readFrames(
 
 /**
  * Serializes writes of whole frames to a byte sink, so concurrent senders
- * never interleave partial lines.
+ * never interleave partial lines. Frames sent while a write is in flight
+ * (or in the same microtask burst) go out together in the next write: a
+ * thousand calls under `Promise.all` cost a few writes, not a thousand.
  */
 export class FrameWriter {
-  #tail: Promise<void> = Promise.resolve();
+  /** Frames not yet written, each ended by a newline (a string: no array methods a script could replace). */
+  #pending = "";
+  /** The write that will carry {@link #pending}, once scheduled. */
+  #batch: Promise<void> | undefined;
+  /** The write in flight (or the last one). */
+  #busy: Promise<void> = Promise.resolve();
   #closed = false;
   readonly #encoder = new TextEncoder();
   readonly #write: (bytes: Uint8Array) => Promise<unknown>;
@@ -184,21 +191,33 @@ export class FrameWriter {
     this.#write = write;
   }
 
-  /** Queues one frame (a JSON text without newline). */
+  /** Queues one frame (a JSON text without newline); resolves once it is written. */
   send(json: string): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    const bytes = this.#encoder.encode(json + "\n");
-    this.#tail = this.#tail.then(() => this.#write(bytes)).then(
-      () => {},
-      () => {
-        this.#closed = true;
-      },
-    );
-    return this.#tail;
+    this.#pending += json + "\n";
+    this.#batch ??= this.#busy.then(() => this.#writeBatch());
+    return this.#batch;
+  }
+
+  #writeBatch(): Promise<void> {
+    this.#batch = undefined;
+    const text = this.#pending;
+    this.#pending = "";
+    if (this.#closed || text === "") return Promise.resolve();
+    const bytes = this.#encoder.encode(text);
+    this.#busy = Promise.resolve()
+      .then(() => this.#write(bytes))
+      .then(
+        () => {},
+        () => {
+          this.#closed = true;
+        },
+      );
+    return this.#busy;
   }
 
   /** Resolves when every queued frame is written. */
   flush(): Promise<void> {
-    return this.#tail;
+    return this.#batch ?? this.#busy;
   }
 }

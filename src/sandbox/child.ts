@@ -128,14 +128,8 @@ export class SandboxChild {
     this.pid = process.pid;
     this.policy = options.policy;
     this.#memoryBytes = options.memoryBytes;
-    const writer = new FrameWriter(async (bytes) => {
-      const w = process.stdin.getWriter();
-      try {
-        await w.write(bytes);
-      } finally {
-        w.releaseLock();
-      }
-    });
+    const stdin = process.stdin.getWriter();
+    const writer = new FrameWriter((bytes) => stdin.write(bytes));
     let markReady!: () => void;
     this.ready = new Promise((resolve) => (markReady = resolve));
     const peer = new Peer({
@@ -170,7 +164,7 @@ export class SandboxChild {
       const status = await process.status;
       this.#alive = false;
       const [, errText] = await Promise.all([reading, stderr]);
-      await process.stdin.close().catch(() => {});
+      await stdin.close().catch(() => {});
       const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
       if (group) await group.remove().catch(() => {});
       await wipeLocationData(options.env.denoDir, this.#runId);

@@ -78,3 +78,44 @@ Deno.test("FrameWriter.send() never interleaves concurrent frames", async () => 
   await Promise.all([w.send('{"n":1}'), w.send('{"n":2}'), w.send('{"n":3}')]);
   assert.equal(written.join(""), '{"n":1}\n{"n":2}\n{"n":3}\n');
 });
+
+Deno.test("FrameWriter.send() coalesces frames queued behind a write, in order", async () => {
+  const writes: string[] = [];
+  const dec = new TextDecoder();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => release = r);
+  const w = new FrameWriter(async (bytes) => {
+    writes.push(dec.decode(bytes));
+    if (writes.length === 1) await gate;
+  });
+  const first = w.send('{"n":0}');
+  await Promise.resolve(); // the first write is now in flight
+  await new Promise((r) => setTimeout(r, 0));
+  const rest = Array.from({ length: 100 }, (_, i) => w.send(`{"n":${i + 1}}`));
+  release();
+  await Promise.all([first, ...rest]);
+  await w.flush();
+  assert.equal(writes.length, 2);
+  assert.equal(writes[0], '{"n":0}\n');
+  assert.equal(writes[1], Array.from({ length: 100 }, (_, i) => `{"n":${i + 1}}\n`).join(""));
+});
+
+Deno.test("readFrames() reads a byte reader into a reused buffer without losing a split frame", async () => {
+  const parts = ['{"a":', '1}\n{"b":2}', "\n"].map((p) => enc.encode(p));
+  const reader = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      const next = parts.shift();
+      if (!next) return Promise.resolve(null);
+      buffer.set(next);
+      return Promise.resolve(next.length);
+    },
+  };
+  const frames: unknown[] = [];
+  await readFrames(reader, {
+    maxFrameBytes: 100,
+    maxTotalBytes: 1000,
+    onFrame: (f) => frames.push(f),
+    onFault: () => assert.fail("no fault expected"),
+  });
+  assert.deepEqual(frames, [{ a: 1 }, { b: 2 }]);
+});
