@@ -14,6 +14,7 @@ export type ErrorCode =
   | "runtime_closed"
   // The code, before it runs.
   | "syntax_error"
+  | "type_error"
   // The code, while it runs.
   | "script_error"
   | "result_not_serializable"
@@ -42,7 +43,10 @@ export type ErrorCode =
   | "rejected"
   | "replay_divergence"
   | "interrupted"
-  | "expired";
+  | "expired"
+  // Snippets.
+  | "snippet_not_found"
+  | "snippet_unavailable";
 
 /** Every code, for validation and exhaustive tables. */
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -50,6 +54,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "limit_exceeded",
   "runtime_closed",
   "syntax_error",
+  "type_error",
   "script_error",
   "result_not_serializable",
   "result_too_large",
@@ -75,6 +80,8 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "replay_divergence",
   "interrupted",
   "expired",
+  "snippet_not_found",
+  "snippet_unavailable",
 ];
 
 /** Where in the user's own code something went wrong (1-based). */

@@ -19,6 +19,7 @@ import type { LogStore } from "../store/logs.ts";
 import { CallJournal } from "./journal.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { Pass, type PassEvent } from "./pass.ts";
+import type { PlatformHost } from "./platform.ts";
 import { prepareSource } from "./source.ts";
 import type {
   CallRecord,
@@ -57,6 +58,10 @@ export interface EngineParts {
   durability: DurabilitySettings;
   /** A stable hash of the connector catalogue (declarations). */
   declarationHash: string;
+  /** Answers `codemode.search`, `describe` and `run`. */
+  platform?: PlatformHost;
+  /** Sees each applied tool result (observed output shapes). */
+  observe?(connector: string, tool: string, value: unknown): void;
 }
 
 interface LiveRun {
@@ -225,6 +230,8 @@ export class Engine {
       journal,
       memoryGuard: this.parts.memoryGuard.kind,
       holdMs: this.parts.durability.holdMs,
+      platform: this.parts.platform,
+      observe: this.parts.observe,
     });
     const run: LiveRun = { pass, row, journal, startedAt };
     this.live.set(row.id, run);

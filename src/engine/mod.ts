@@ -14,7 +14,22 @@ export {
   rollback,
   type RollbackReport,
 } from "./control.ts";
+export { Catalogue, type Description } from "./catalogue.ts";
+export { Checker, TYPECHECK_MODES, type TypecheckMode } from "./checker.ts";
+export { executeChecked, toDiagnostic } from "./checked.ts";
+export { type DiscoveryApi, type RunSnippetOptions } from "./discovery_api.ts";
 export { type DurabilitySettings, Engine, type EngineParts } from "./engine.ts";
+export { describeForModel, MAX_LISTED_CONNECTORS } from "./model_prompt.ts";
+export { PLATFORM_METHODS, type PlatformHost } from "./platform.ts";
+export {
+  MAX_SNIPPET_DESCRIPTION_CHARS,
+  type PreparedSnippet,
+  type SaveSnippetOptions,
+  SNIPPET_NAME,
+  type SnippetDetails,
+  type SnippetInfo,
+  Snippets,
+} from "./snippets.ts";
 export { classifyExit, encodedBytes } from "./exit.ts";
 export { CallJournal, canonicalJson, durableJson, type JournalDecision } from "./journal.ts";
 export {

@@ -32,6 +32,7 @@ import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
 import type { PreparedSource } from "./source.ts";
+import { PLATFORM_METHODS, type PlatformHost, platformRequest } from "./platform.ts";
 
 const MiB = 1024 * 1024;
 
@@ -63,6 +64,10 @@ export interface PassOptions {
   memoryGuard: MemoryGuardKind;
   /** How long a paused child is kept for live continuation. */
   holdMs: number;
+  /** Answers `codemode.search`, `describe` and `run`. */
+  platform?: PlatformHost;
+  /** Sees each applied tool result (observed output shapes). */
+  observe?(connector: string, tool: string, value: unknown): void;
 }
 
 function readToolCall(params: unknown): ToolCallParams {
@@ -210,6 +215,10 @@ export class Pass {
       await this.#o.journal.recordStep(seq as number, step.name, step.occurrence, step.value);
       return null;
     }
+    if (PLATFORM_METHODS.has(method)) {
+      await this.#thaw?.promise;
+      return await platformRequest(this.#o.platform, this.#o.journal, method, params);
+    }
     throw new CordonError("invalid_request", `The host does not handle ${method}`);
   }
 
@@ -286,6 +295,7 @@ export class Pass {
     });
     const final = this.#o.journal.finish(seq, out);
     if (!final.ok) throw new CordonError(final.error.code, final.error.message, final.error);
+    this.#o.observe?.(connector, tool, final.value);
     return final.value;
   }
 

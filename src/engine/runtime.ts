@@ -19,6 +19,13 @@ import { openDb } from "../store/client.ts";
 import { EXECUTION_STATUSES, type ExecutionStatus, ExecutionStore } from "../store/executions.ts";
 import { LogStore } from "../store/logs.ts";
 import { migrate } from "../store/migrations.ts";
+import { ShapeStore } from "../store/shapes.ts";
+import { SnippetStore } from "../store/snippets.ts";
+import { Catalogue } from "./catalogue.ts";
+import { executeChecked } from "./checked.ts";
+import { Checker, type TypecheckMode } from "./checker.ts";
+import { type DiscoveryApi, discoveryApi, platformHost } from "./discovery_api.ts";
+import { Snippets } from "./snippets.ts";
 import * as control from "./control.ts";
 import { type DurabilitySettings, Engine, toCallRecord } from "./engine.ts";
 import { configureLimits, type Limits } from "./limits.ts";
@@ -72,6 +79,11 @@ export interface RuntimeOptions {
   };
   sandbox?: SandboxOptions;
   durability?: Partial<DurabilityOptions>;
+  /**
+   * The type check an execution gets when it does not say (default `warn`: beside the run,
+   * diagnostics returned). The checker thread starts on the first check.
+   */
+  typecheck?: TypecheckMode;
 }
 
 /** Where and how children run. */
@@ -125,7 +137,7 @@ export interface ExecutionDetails extends ExecutionSummary {
 }
 
 /** The engine. Dispose it (`await using`) to kill every child it started. */
-export interface Runtime extends AsyncDisposable {
+export interface Runtime extends AsyncDisposable, DiscoveryApi {
   /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
   /** Approves waiting calls and returns the next outcome (live, or by replay). */
@@ -167,18 +179,6 @@ function guestEntryPath(): string {
     );
   }
   return fileURLToPath(url);
-}
-
-async function hashCatalogue(connectors: ConnectorInfo[]): Promise<string> {
-  const text = JSON.stringify(
-    connectors,
-    (_k, v) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
-        : v,
-  );
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 const MAX_PAGE = 500;
@@ -228,6 +228,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     allowPrivateNetwork: sandbox.allowPrivateNetwork ?? false,
     denyAddresses: hostDeniedAddresses(),
   };
+  const typecheck = options.typecheck ?? "warn";
+  if (!["off", "warn", "strict"].includes(typecheck)) {
+    db.close();
+    throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
+  }
+  const executions = new ExecutionStore(db);
+  const calls = new CallStore(db);
+  const snippetStore = new SnippetStore(db);
+  const catalogue = await Catalogue.open(registry, new ShapeStore(db), await snippetStore.latest());
+  const checker = new Checker();
+  const snippets = new Snippets(snippetStore, executions, calls, registry, catalogue, checker);
   const engine = new Engine({
     registry,
     defaults,
@@ -235,11 +246,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     env,
     memoryGuard,
     poolSize: options.pool?.size ?? DEFAULT_POOL_SIZE,
-    executions: new ExecutionStore(db),
-    calls: new CallStore(db),
+    executions,
+    calls,
     logs: new LogStore(db),
     durability: durability satisfies DurabilitySettings,
-    declarationHash: await hashCatalogue(registry.list()),
+    declarationHash: catalogue.declarationHash,
+    platform: platformHost(catalogue, snippets),
+    observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {
@@ -257,8 +270,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const closed = () => {
     if (engine.closed) throw new CordonError("runtime_closed", "The runtime is closed");
   };
+  const execute = (request: ExecuteRequest) =>
+    engine.track(() => executeChecked(engine, checker, catalogue, request, typecheck));
   const runtime: Runtime = {
-    execute: (request) => engine.track(() => engine.execute(request)),
+    execute,
+    ...discoveryApi(engine, catalogue, snippets, execute),
     approve: async (id, o) => (closed(), await engine.track(() => control.approve(engine, id, o))),
     reject: async (id, o) => (closed(), await engine.track(() => control.reject(engine, id, o))),
     resolve: async (
@@ -358,6 +374,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       clearInterval(heartbeat);
       clearInterval(expiry);
       await engine.close();
+      checker.close();
       await memoryGuard.dispose();
       db.close();
     },

@@ -22,6 +22,12 @@ export interface ExecuteRequest {
   limits?: Partial<Limits>;
   /** What the child may reach. */
   policy?: ExecutionPolicy;
+  /**
+   * Type-check against the tools' declarations: `warn` (the runtime's default) checks beside
+   * the run and returns diagnostics; `strict` checks first and does not run code with type
+   * errors; `off` skips it.
+   */
+  typecheck?: "off" | "warn" | "strict";
 }
 
 /** Per-execution sandbox policy. */
@@ -96,6 +102,10 @@ export interface ExecutionMeta {
   logsTruncated: boolean;
   /** Peak memory of the child, where the cgroup reports it. */
   peakMemoryBytes?: number;
+  /** How long the type check took (ms), when one ran. */
+  typecheckMs?: number;
+  /** The snippet this execution ran, when it came from `runSnippet()`. */
+  snippet?: { name: string; version: number; stale: boolean };
 }
 
 /** An execution that finished. */

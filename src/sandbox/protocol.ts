@@ -10,6 +10,9 @@
  * child → host   notification  log          LogParams
  * child → host   request       step.get     StepParams → { found, value } | { found: false, seq }
  * child → host   request       step.put     StepParams & { seq } → null
+ * child → host   request       codemode.search    SearchParams → { items, nextCursor? }
+ * child → host   request       codemode.describe  { path } → description
+ * child → host   request       codemode.snippet   SnippetParams → SnippetModule
  * ```
  *
  * @module
@@ -22,6 +25,9 @@ export const METHOD_TOOL_CALL = "tool.call";
 export const METHOD_LOG = "log";
 export const METHOD_STEP_GET = "step.get";
 export const METHOD_STEP_PUT = "step.put";
+export const METHOD_SEARCH = "codemode.search";
+export const METHOD_DESCRIBE = "codemode.describe";
+export const METHOD_SNIPPET = "codemode.snippet";
 
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {
@@ -68,4 +74,26 @@ export interface StepParams {
   /** Which call of this name in the run (0 for the first), so loops replay in order. */
   occurrence: number;
   value?: unknown;
+}
+
+/** `codemode.search(query, options)`. */
+export interface SearchParams {
+  query: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** `codemode.run(name, input)`: the guest asks for the snippet's module. */
+export interface SnippetParams {
+  name: string;
+  /** Which run of this name in the script (0 for the first), so replays load the same version. */
+  occurrence: number;
+  input?: unknown;
+}
+
+/** A snippet, ready to import: its module and its validated input. */
+export interface SnippetModule {
+  module: string;
+  lineOffset: number;
+  input: unknown;
 }

@@ -80,6 +80,21 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 2,
+    name: "observed output shapes; snippet lookups",
+    statements: [
+      `CREATE TABLE tool_shapes (
+        connector TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        shape TEXT NOT NULL,
+        samples INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (connector, tool)
+      )`,
+      "CREATE INDEX snippets_latest ON snippets (name, version DESC)",
+    ],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

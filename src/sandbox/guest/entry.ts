@@ -15,14 +15,18 @@ import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
   type LogLevel,
+  METHOD_DESCRIBE,
   METHOD_LOG,
   METHOD_READY,
   METHOD_RUN,
+  METHOD_SEARCH,
+  METHOD_SNIPPET,
   METHOD_STEP_GET,
   METHOD_STEP_PUT,
   METHOD_TOOL_CALL,
   type RunParams,
   type RunResult,
+  type SnippetModule,
 } from "../protocol.ts";
 
 // Captured before user code can touch the intrinsics.
@@ -109,7 +113,32 @@ function makeCodemode(): object {
     await peer.request(METHOD_STEP_PUT, { name, occurrence, value, seq: got.seq });
     return value;
   };
-  return freeze({ step });
+  const search = (query: string, options?: { limit?: number; cursor?: string }) =>
+    hostCall("search", METHOD_SEARCH, { query, limit: options?.limit, cursor: options?.cursor });
+  const describe = (path: string) => hostCall("describe", METHOD_DESCRIBE, { path });
+  const runs = new Map<string, number>();
+  const run = async (name: string, input?: unknown): Promise<unknown> => {
+    const occurrence = runs.get(name) ?? 0;
+    runs.set(name, occurrence + 1);
+    const got =
+      (await hostCall("run", METHOD_SNIPPET, { name, occurrence, input })) as SnippetModule;
+    const mod = await import("data:text/javascript," + encodeURIComponent(got.module));
+    const entry = mod.default;
+    return typeof entry === "function" ? await entry(got.input) : await entry;
+  };
+  return freeze({ step, search, describe, run });
+}
+
+/** A platform request whose failure reads like a failed tool call (`codemode.<what>: …`). */
+async function hostCall(what: string, method: string, params: unknown): Promise<unknown> {
+  try {
+    return await peer.request(method, params);
+  } catch (err) {
+    const info = err instanceof CordonError
+      ? err.toInfo()
+      : { code: "tool_error" as const, message: String(err) };
+    throw toolError("codemode", what, info);
+  }
 }
 
 function installGlobals(connectors: GuestConnector[]): void {

@@ -1,0 +1,82 @@
+/**
+ * The declaration of the `codemode` global: the platform API code written
+ * by a model can call besides the connectors.
+ *
+ * @module
+ */
+
+/**
+ * TypeScript declarations of `codemode` and the types its methods return,
+ * as the model reads them and its code is checked against them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { CODEMODE_DECLARATION } from "./codemode.ts";
+ * assert.ok(CODEMODE_DECLARATION.includes("declare const codemode: {"));
+ * ```
+ */
+export const CODEMODE_DECLARATION: string =
+  `/** One match of codemode.search(): a connector's tool or a saved snippet. */
+interface CodemodeSearchHit {
+  kind: "tool" | "snippet";
+  /** What to pass to codemode.describe(): "connector.tool" or "snippet:name". */
+  path: string;
+  /** The tool's or snippet's own name. */
+  name: string;
+  /** The connector a tool belongs to (absent for snippets). */
+  connector?: string;
+  description: string;
+  /** Relevance to the query; higher is better. */
+  score: number;
+}
+/** What codemode.describe() says about a tool or a snippet. */
+interface CodemodeDescription {
+  kind: "tool" | "snippet";
+  /** "connector.tool" or "snippet:name". */
+  path: string;
+  description: string;
+  /** One-line call signature, e.g. math.add(args: { a: number; b: number }): Promise<number> */
+  signature: string;
+  /** The argument type, as TypeScript. */
+  input: string;
+  /** The result type, as TypeScript ("unknown" when the tool does not say). */
+  output: string;
+  /** Example calls. */
+  examples: string[];
+  /** The result type seen in earlier calls, for tools whose output type is "unknown". */
+  observedShape?: string;
+  /** How the tool behaves: readOnly, destructive, requiresApproval, … */
+  annotations?: Record<string, unknown>;
+}
+/** The platform API, beside the connectors. */
+declare const codemode: {
+  /**
+   * Runs fn once and records its result under name. When this execution is
+   * replayed, the recorded value is returned and fn does not run again: wrap
+   * anything non-deterministic (time, randomness, ids) in a step.
+   * @param name A name unique within this execution.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>;
+  /**
+   * Finds tools and snippets by what they do. Pass nextCursor back as
+   * options.cursor for the next page.
+   * @param query Words describing the task, e.g. "read a file".
+   */
+  search(
+    query: string,
+    options?: { limit?: number; cursor?: string },
+  ): Promise<{ items: CodemodeSearchHit[]; nextCursor?: string }>;
+  /**
+   * The full description of one tool or snippet: its types, signature and examples.
+   * @param path "connector.tool" or "snippet:name", as search() returns it.
+   */
+  describe(path: string): Promise<CodemodeDescription>;
+  /**
+   * Runs a saved snippet with input and returns its result. Its tool calls
+   * join this execution's log (and its replay).
+   * @param name The snippet's name, without "snippet:".
+   */
+  run<T = unknown>(name: string, input?: unknown): Promise<T>;
+};
+`;

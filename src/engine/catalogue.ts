@@ -1,0 +1,205 @@
+/**
+ * What the model can discover: the generated declarations and their hash,
+ * search over tools and snippets, `describe` of one of them, and the output
+ * shapes observed for tools whose schema says little.
+ *
+ * @module
+ */
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import { type SearchDocument, SearchIndex, type SearchPage } from "../connectors/search.ts";
+import { isShape, mergeShapes, observeShape, type Shape, shapeToTs } from "../connectors/shape.ts";
+import type { ToolInfo } from "../connectors/types.ts";
+import { buildDeclarations, toolSignature } from "../connectors/typegen/mod.ts";
+import { CordonError } from "../errors.ts";
+import type { ShapeStore } from "../store/shapes.ts";
+import type { SnippetRow } from "../store/snippets.ts";
+
+/** What `describe()` returns for a tool or a snippet. */
+export interface Description {
+  kind: "tool" | "snippet";
+  path: string;
+  description: string;
+  /** A one-line call signature, e.g. `math.add(args: { a: number; b: number }): Promise<number>`. */
+  signature: string;
+  /** The input type, as TypeScript. */
+  input: string;
+  /** The output type, as TypeScript (`unknown` when neither a schema nor observations say). */
+  output: string;
+  examples: string[];
+  /** The output shape seen in results, for tools without a useful output schema. */
+  observedShape?: string;
+  /** How many results the observed shape was built from. */
+  observedSamples?: number;
+  annotations?: Record<string, unknown>;
+  /** Snippets: the version described and whether it still type-checks. */
+  version?: number;
+  stale?: boolean;
+  connectors?: string[];
+}
+
+interface Observed {
+  shape: Shape;
+  samples: number;
+  /** The shape as TypeScript: what a write is worth making for (counts change every time). */
+  rendered: string;
+}
+
+/** A schema that says nothing useful about an output: absent, `{}`, or `unknown`-like. */
+function saysLittle(schema: ToolInfo["outputSchema"]): boolean {
+  if (!schema) return true;
+  const keys = Object.keys(schema).filter((k) => !["$schema", "description", "title"].includes(k));
+  return keys.length === 0;
+}
+
+/** The catalogue of one runtime. */
+export class Catalogue {
+  readonly declarations: string;
+  readonly declarationHash: string;
+  readonly #registry: ConnectorRegistry;
+  readonly #shapes: ShapeStore;
+  readonly #index = new SearchIndex();
+  readonly #observed = new Map<string, Observed>();
+  readonly #snippets = new Map<string, SnippetRow>();
+
+  private constructor(registry: ConnectorRegistry, shapes: ShapeStore) {
+    this.#registry = registry;
+    this.#shapes = shapes;
+    ({ declarations: this.declarations, declarationHash: this.declarationHash } = buildDeclarations(
+      registry.list(),
+    ));
+  }
+
+  /** Builds the catalogue, with the shapes and snippets the store already has. */
+  static async open(
+    registry: ConnectorRegistry,
+    shapes: ShapeStore,
+    snippets: SnippetRow[],
+  ): Promise<Catalogue> {
+    const c = new Catalogue(registry, shapes);
+    const docs: SearchDocument[] = [];
+    for (const info of registry.list()) {
+      for (const t of info.tools) {
+        docs.push({
+          kind: "tool",
+          path: `${info.name}.${t.name}`,
+          name: t.name,
+          connector: info.name,
+          description: t.description,
+        });
+      }
+    }
+    for (const s of snippets) {
+      c.#snippets.set(s.name, s);
+      docs.push(snippetDocument(s));
+    }
+    c.#index.replaceAll(docs);
+    for (const row of await shapes.all()) {
+      if (isShape(row.shape)) {
+        c.#observed.set(`${row.connector}.${row.tool}`, {
+          shape: row.shape,
+          samples: row.samples,
+          rendered: shapeToTs(row.shape),
+        });
+      }
+    }
+    return c;
+  }
+
+  /** Ranks tools and snippets for a query. */
+  search(query: string, options: { limit?: number; cursor?: string } = {}): SearchPage {
+    if (typeof query !== "string") {
+      throw new CordonError("invalid_request", "search() needs a query string");
+    }
+    return this.#index.search(query, options);
+  }
+
+  /** A snippet was saved (or a new version) or deleted. */
+  snippetChanged(name: string, row: SnippetRow | undefined): void {
+    if (row) {
+      this.#snippets.set(name, row);
+      this.#index.add(snippetDocument(row));
+    } else {
+      this.#snippets.delete(name);
+      this.#index.remove(`snippet:${name}`);
+    }
+  }
+
+  /** Describes `connector.tool` or `snippet:name`. */
+  describe(path: string, snippetTypes?: (row: SnippetRow) => string): Description {
+    if (typeof path !== "string" || path === "") {
+      throw new CordonError("invalid_request", "describe() needs a path like math.add");
+    }
+    if (path.startsWith("snippet:")) {
+      const row = this.#snippets.get(path.slice("snippet:".length));
+      if (!row) throw notFound(path, "snippet_not_found");
+      const input = snippetTypes ? snippetTypes(row) : "unknown";
+      return {
+        kind: "snippet",
+        path,
+        description: row.description,
+        signature: `codemode.run("${row.name}", input: ${input}): Promise<unknown>`,
+        input,
+        output: "unknown",
+        examples: [`const out = await codemode.run(${JSON.stringify(row.name)}, input);`],
+        version: row.version,
+        stale: row.stale,
+        connectors: row.connectors,
+      };
+    }
+    const dot = path.indexOf(".");
+    const connector = dot > 0 ? path.slice(0, dot) : "";
+    const toolName = dot > 0 ? path.slice(dot + 1) : "";
+    const info = this.#registry.list().find((c) => c.name === connector);
+    const tool = info?.tools.find((t) => t.name === toolName);
+    if (!info || !tool) throw notFound(path, "tool_not_found");
+    const sig = toolSignature(connector, tool);
+    const d: Description = {
+      kind: "tool",
+      path,
+      description: tool.description,
+      signature: sig.signature,
+      input: sig.input,
+      output: sig.output,
+      examples: [exampleCall(connector, tool.name)],
+      annotations: { ...tool.annotations },
+    };
+    const seen = this.#observed.get(path);
+    if (seen && saysLittle(tool.outputSchema)) {
+      d.observedShape = seen.rendered;
+      d.observedSamples = seen.samples;
+    }
+    return d;
+  }
+
+  /** Folds a tool's result into its observed shape (tools without a useful output schema). */
+  observe(connector: string, tool: string, value: unknown): void {
+    const def = this.#registry.tool(connector, tool);
+    if (!def || !saysLittle(def.outputSchema)) return;
+    const key = `${connector}.${tool}`;
+    const before = this.#observed.get(key);
+    const shape = before ? mergeShapes(before.shape, observeShape(value)) : observeShape(value);
+    const rendered = shapeToTs(shape);
+    const samples = (before?.samples ?? 0) + 1;
+    this.#observed.set(key, { shape, samples, rendered });
+    // Written only when what describe() shows changed: after a few results, almost never.
+    if (rendered !== before?.rendered) {
+      this.#shapes.put({ connector, tool, shape, samples, updatedAt: Date.now() }).catch(() => {});
+    }
+  }
+}
+
+function snippetDocument(s: SnippetRow): SearchDocument {
+  return { kind: "snippet", path: `snippet:${s.name}`, name: s.name, description: s.description };
+}
+
+function notFound(path: string, code: "tool_not_found" | "snippet_not_found"): CordonError {
+  const what = code === "tool_not_found" ? "tool" : "snippet";
+  return new CordonError(code, `There is no ${what} "${path}"; use search() to find one`, {
+    details: { path },
+  });
+}
+
+function exampleCall(connector: string, tool: string): string {
+  const access = /^[A-Za-z_$][\w$]*$/.test(tool) ? `.${tool}` : `[${JSON.stringify(tool)}]`;
+  return `const result = await ${connector}${access}({ /* args */ });`;
+}

@@ -1,0 +1,93 @@
+/**
+ * The discovery and snippet half of the {@link Runtime} API, built from the
+ * catalogue, the snippet store and the engine.
+ *
+ * @module
+ */
+import type { SearchPage } from "../connectors/search.ts";
+import { CordonError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { Catalogue, Description } from "./catalogue.ts";
+import { toDiagnostic } from "./checked.ts";
+import { early, type Engine } from "./engine.ts";
+import { describeForModel } from "./model_prompt.ts";
+import type { PlatformHost } from "./platform.ts";
+import type { SaveSnippetOptions, SnippetDetails, SnippetInfo, Snippets } from "./snippets.ts";
+import type { ExecuteRequest, ExecuteResult } from "./types.ts";
+
+/** Options for `runSnippet()`: an execution's settings besides its code and input. */
+export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typecheck">;
+
+/** Discovery and snippets, as the runtime offers them. */
+export interface DiscoveryApi {
+  /** The TypeScript declarations of every connector and `codemode`, and their hash. */
+  types(): { declarations: string; declarationHash: string };
+  /** Ranks tools and snippets for a query, paged. */
+  search(query: string, options?: { limit?: number; cursor?: string }): SearchPage;
+  /** Describes `connector.tool` or `snippet:name`. */
+  describe(path: string): Promise<Description>;
+  /** The compact description of code mode a model sees (the `execute` tool's description). */
+  modelDescription(): Promise<string>;
+  /** Saves a completed execution's code under `name` (a new version if the name exists). */
+  saveSnippet(name: string, options: SaveSnippetOptions): Promise<SnippetInfo>;
+  /** The newest version of every snippet. */
+  snippets(): Promise<SnippetInfo[]>;
+  /** One snippet with its code and versions; `undefined` if unknown. */
+  snippet(name: string): Promise<SnippetDetails | undefined>;
+  /** Deletes every version of a snippet. */
+  deleteSnippet(name: string): Promise<boolean>;
+  /** Runs a snippet's newest version with `input` (validated against its input schema). */
+  runSnippet(name: string, input?: unknown, options?: RunSnippetOptions): Promise<ExecuteResult>;
+}
+
+/** The `codemode` host for scripts. */
+export function platformHost(catalogue: Catalogue, snippets: Snippets): PlatformHost {
+  return {
+    search: (query, options) => catalogue.search(query, options),
+    describe: (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r))),
+    snippet: (name, version, input) => snippets.module(name, version, input),
+  };
+}
+
+/** Builds the API over one runtime's parts. */
+export function discoveryApi(
+  engine: Engine,
+  catalogue: Catalogue,
+  snippets: Snippets,
+  execute: (request: ExecuteRequest) => Promise<ExecuteResult>,
+): DiscoveryApi {
+  return {
+    types: () => ({
+      declarations: catalogue.declarations,
+      declarationHash: catalogue.declarationHash,
+    }),
+    search: (query, options) => catalogue.search(query, options),
+    describe: (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r))),
+    modelDescription: async () =>
+      describeForModel(engine.parts.registry.list(), (await snippets.list()).length),
+    saveSnippet: (name, options) => snippets.save(name, options),
+    snippets: () => snippets.list(),
+    snippet: (name) => snippets.get(name),
+    deleteSnippet: (name) => snippets.delete(name),
+    async runSnippet(name, input, options = {}) {
+      const startedAt = performance.now();
+      let prepared;
+      try {
+        prepared = await snippets.prepare(name, undefined, input);
+      } catch (err) {
+        if (!(err instanceof CordonError)) throw err;
+        return early(newId("exec"), startedAt, err.toInfo(), engine.parts);
+      }
+      const { row } = prepared;
+      const result = await execute({
+        ...options,
+        code: row.code,
+        input: prepared.input,
+        typecheck: "off",
+      });
+      result.meta.snippet = { name: row.name, version: row.version, stale: row.stale };
+      result.diagnostics.push(...prepared.diagnostics.map(toDiagnostic));
+      return result;
+    },
+  };
+}

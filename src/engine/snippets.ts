@@ -1,0 +1,272 @@
+/**
+ * Snippets: code that worked, kept under a name. `save` promotes a
+ * completed execution's code; `prepare` is the gate every run passes
+ * (from the host or from `codemode.run` inside a script): the snippet
+ * exists, its connectors are all here, its input fits its schema, and if
+ * the declarations changed since it was saved it is type-checked again and
+ * marked stale when it no longer checks.
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
+import type { JsonSchema } from "../connectors/types.ts";
+import { schemaToTs } from "../connectors/typegen/mod.ts";
+import { CordonError } from "../errors.ts";
+import type { SnippetModule } from "../sandbox/protocol.ts";
+import type { CallStore } from "../store/calls.ts";
+import type { ExecutionStore } from "../store/executions.ts";
+import type { SnippetRow, SnippetStore } from "../store/snippets.ts";
+import type { Catalogue } from "./catalogue.ts";
+import type { Checker } from "./checker.ts";
+import { prepareSource } from "./source.ts";
+import { formOf, type TypeDiagnostic } from "./typecheck.ts";
+
+/** Names: a letter, then letters, digits, `_` or `-`; short enough to read in a prompt. */
+export const SNIPPET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** A description is for a model to choose by; a paragraph is plenty. */
+export const MAX_SNIPPET_DESCRIPTION_CHARS = 2_000;
+/** An input schema is a contract, not a payload. */
+export const MAX_INPUT_SCHEMA_CHARS = 64 * 1024;
+
+/** A snippet as callers see it. */
+export interface SnippetInfo {
+  name: string;
+  version: number;
+  description: string;
+  inputSchema?: JsonSchema;
+  connectors: string[];
+  stale: boolean;
+  createdAt: number;
+  sourceExecutionId?: string;
+}
+
+/** One snippet with its code and the versions kept. */
+export interface SnippetDetails extends SnippetInfo {
+  code: string;
+  versions: number[];
+}
+
+/** What `saveSnippet()` takes. */
+export interface SaveSnippetOptions {
+  executionId: string;
+  description: string;
+  inputSchema?: JsonSchema;
+}
+
+/** A snippet cleared to run, with its validated input. */
+export interface PreparedSnippet {
+  row: SnippetRow;
+  input: unknown;
+  diagnostics: TypeDiagnostic[];
+}
+
+export function toSnippetInfo(r: SnippetRow): SnippetInfo {
+  const info: SnippetInfo = {
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    connectors: r.connectors,
+    stale: r.stale,
+    createdAt: r.createdAt,
+  };
+  if (r.inputSchema) info.inputSchema = r.inputSchema;
+  if (r.sourceExecutionId) info.sourceExecutionId = r.sourceExecutionId;
+  return info;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== "string" || !SNIPPET_NAME.test(name)) {
+    throw new CordonError(
+      "invalid_request",
+      `Invalid snippet name ${
+        JSON.stringify(name)
+      }: use a letter, then letters, digits, _ or - (at most 64)`,
+    );
+  }
+  return name;
+}
+
+/** Compiles a JSON Schema to a validator, or says why it cannot. */
+function validatorOf(schema: JsonSchema): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch (err) {
+    throw new CordonError(
+      "invalid_request",
+      `The input schema cannot be used: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+/** Snippet operations of one runtime. */
+export class Snippets {
+  constructor(
+    private readonly store: SnippetStore,
+    private readonly executions: ExecutionStore,
+    private readonly calls: CallStore,
+    private readonly registry: ConnectorRegistry,
+    private readonly catalogue: Catalogue,
+    private readonly checker: Checker,
+  ) {}
+
+  async save(name: string, options: SaveSnippetOptions): Promise<SnippetInfo> {
+    checkName(name);
+    const o = options ?? ({} as SaveSnippetOptions);
+    if (typeof o.description !== "string" || o.description.trim() === "") {
+      throw new CordonError("invalid_request", "A snippet needs a description");
+    }
+    if (o.description.length > MAX_SNIPPET_DESCRIPTION_CHARS) {
+      throw new CordonError(
+        "invalid_request",
+        `A snippet description is at most ${MAX_SNIPPET_DESCRIPTION_CHARS} characters`,
+      );
+    }
+    if (o.inputSchema !== undefined) {
+      if (
+        o.inputSchema === null || typeof o.inputSchema !== "object" || Array.isArray(o.inputSchema)
+      ) {
+        throw new CordonError("invalid_request", "inputSchema must be a JSON Schema object");
+      }
+      if (JSON.stringify(o.inputSchema).length > MAX_INPUT_SCHEMA_CHARS) {
+        throw new CordonError(
+          "invalid_request",
+          `inputSchema is larger than ${MAX_INPUT_SCHEMA_CHARS} characters`,
+        );
+      }
+      validatorOf(o.inputSchema);
+    }
+    const execution = await this.executions.get(String(o.executionId));
+    if (!execution) {
+      throw new CordonError("execution_not_found", `There is no execution ${o.executionId}`);
+    }
+    if (execution.status !== "completed") {
+      throw new CordonError(
+        "invalid_state",
+        `Execution ${execution.id} is ${execution.status}; only completed code is saved as a snippet`,
+      );
+    }
+    const row = await this.store.save({
+      name,
+      description: o.description.trim(),
+      code: execution.code,
+      inputSchema: o.inputSchema,
+      connectors: await this.#connectorsUsed(execution.id, execution.code),
+      declarationHash: this.catalogue.declarationHash,
+      sourceExecutionId: execution.id,
+      createdAt: Date.now(),
+    });
+    this.catalogue.snippetChanged(name, row);
+    return toSnippetInfo(row);
+  }
+
+  /** Connectors the run called, and the ones the code names (a branch it did not take). */
+  async #connectorsUsed(executionId: string, code: string): Promise<string[]> {
+    const used = new Set<string>();
+    for (const e of await this.calls.list(executionId)) {
+      if (e.kind === "tool" && e.connector !== "codemode") used.add(e.connector);
+    }
+    for (const name of this.registry.names()) {
+      if (new RegExp(`(?<![\\w$.])${name}\\s*(?:\\.|\\[)`).test(code)) used.add(name);
+    }
+    return [...used].sort();
+  }
+
+  async list(): Promise<SnippetInfo[]> {
+    return (await this.store.latest()).map(toSnippetInfo);
+  }
+
+  async get(name: string): Promise<SnippetDetails | undefined> {
+    const versions = await this.store.versions(checkName(name));
+    if (versions.length === 0) return undefined;
+    return {
+      ...toSnippetInfo(versions[0]),
+      code: versions[0].code,
+      versions: versions.map((v) => v.version),
+    };
+  }
+
+  async delete(name: string): Promise<boolean> {
+    const deleted = await this.store.delete(checkName(name));
+    if (deleted) this.catalogue.snippetChanged(name, undefined);
+    return deleted;
+  }
+
+  /** The TypeScript type of a snippet's input. */
+  inputType(row: SnippetRow): string {
+    return row.inputSchema ? schemaToTs(row.inputSchema) : "unknown";
+  }
+
+  /** Clears a snippet to run: exists, connectors present, input valid, checked if stale. */
+  async prepare(
+    name: string,
+    version: number | undefined,
+    input: unknown,
+  ): Promise<PreparedSnippet> {
+    const row = await this.store.get(checkName(name), version);
+    if (!row) {
+      throw new CordonError("snippet_not_found", `There is no snippet "${name}"`, {
+        details: { name, ...(version === undefined ? {} : { version }) },
+      });
+    }
+    const known = new Set(this.registry.names());
+    const missing = row.connectors.filter((c) => !known.has(c));
+    if (missing.length > 0) {
+      throw new CordonError(
+        "snippet_unavailable",
+        `Snippet "${name}" needs the connector${missing.length > 1 ? "s" : ""} ${
+          missing.join(", ")
+        }, which this runtime does not have`,
+        { details: { name, missing } },
+      );
+    }
+    let value = input;
+    if (row.inputSchema) {
+      const parsed = validatorOf(row.inputSchema).safeParse(input);
+      if (!parsed.success) {
+        throw new CordonError(
+          "invalid_input",
+          `Snippet "${name}" input does not match its schema: ${
+            parsed.error.issues.slice(0, 5).map((i) =>
+              `${i.path.length ? i.path.join(".") : "input"}: ${i.message}`
+            ).join("; ")
+          }`,
+          { details: { name, issues: parsed.error.issues.slice(0, 20) } },
+        );
+      }
+      value = parsed.data;
+    }
+    let diagnostics: TypeDiagnostic[] = [];
+    if (row.declarationHash !== this.catalogue.declarationHash) {
+      const checked = await this.checker.check({
+        code: row.code,
+        form: formOf(row.code),
+        declarations: this.catalogue.declarations,
+        declarationHash: this.catalogue.declarationHash,
+        inputType: this.inputType(row),
+      });
+      diagnostics = [...checked.syntaxErrors, ...checked.diagnostics];
+      row.stale = diagnostics.some((d) => d.category === "error");
+      row.declarationHash = this.catalogue.declarationHash;
+      await this.store.markChecked(row.name, row.version, row.declarationHash, row.stale);
+      if (version === undefined) this.catalogue.snippetChanged(row.name, row);
+    }
+    return { row, input: value, diagnostics };
+  }
+
+  /** What `codemode.run` imports. */
+  async module(
+    name: string,
+    version: number | undefined,
+    input: unknown,
+  ): Promise<SnippetModule & { version: number }> {
+    const { row, input: value } = await this.prepare(name, version, input);
+    const source = prepareSource(row.code);
+    return {
+      version: row.version,
+      module: source.module,
+      lineOffset: source.lineOffset,
+      input: value,
+    };
+  }
+}

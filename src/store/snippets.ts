@@ -1,0 +1,128 @@
+/**
+ * Saved snippets: code that worked, promoted from a completed execution and
+ * run later by name. Saving over a name adds a version; the older versions
+ * stay (a caller can look back), and the newest is the one that runs.
+ *
+ * @module
+ */
+import type { JsonSchema } from "../connectors/types.ts";
+import type { Db } from "./client.ts";
+
+/** One version of a snippet as stored. */
+export interface SnippetRow {
+  name: string;
+  version: number;
+  description: string;
+  code: string;
+  inputSchema?: JsonSchema;
+  /** Connectors the code uses; it refuses to run without them. */
+  connectors: string[];
+  /** The declarations it was checked against. */
+  declarationHash: string;
+  sourceExecutionId?: string;
+  /** It no longer type-checks against the current declarations. */
+  stale: boolean;
+  createdAt: number;
+}
+
+const COLUMNS =
+  "name, version, description, code, input_schema, connectors, declaration_hash, source_execution_id, stale, created_at";
+
+function toRow(r: Record<string, unknown>): SnippetRow {
+  const row: SnippetRow = {
+    name: String(r.name),
+    version: Number(r.version),
+    description: String(r.description),
+    code: String(r.code),
+    connectors: JSON.parse(String(r.connectors)),
+    declarationHash: String(r.declaration_hash),
+    stale: Number(r.stale) === 1,
+    createdAt: Number(r.created_at),
+  };
+  if (r.input_schema !== null && r.input_schema !== undefined) {
+    row.inputSchema = JSON.parse(String(r.input_schema));
+  }
+  if (r.source_execution_id) row.sourceExecutionId = String(r.source_execution_id);
+  return row;
+}
+
+/** Data access for snippets. */
+export class SnippetStore {
+  constructor(readonly db: Db) {}
+
+  /** Saves a new version under `name`; returns it with its version number. */
+  async save(row: Omit<SnippetRow, "version" | "stale">): Promise<SnippetRow> {
+    // One statement picks the next version, so two savers cannot take the same one.
+    const rs = await this.db.execute({
+      sql: `INSERT INTO snippets (${COLUMNS})
+        SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?, ?, ?, 0, ?
+        FROM snippets WHERE name = ?
+        RETURNING version`,
+      args: [
+        row.name,
+        row.description,
+        row.code,
+        row.inputSchema === undefined ? null : JSON.stringify(row.inputSchema),
+        JSON.stringify(row.connectors),
+        row.declarationHash,
+        row.sourceExecutionId ?? null,
+        row.createdAt,
+        row.name,
+      ],
+    });
+    return { ...row, version: Number(rs.rows[0].version), stale: false };
+  }
+
+  /** The newest version of `name`, or a given one. */
+  async get(name: string, version?: number): Promise<SnippetRow | undefined> {
+    const rs = version === undefined
+      ? await this.db.execute({
+        sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? ORDER BY version DESC LIMIT 1`,
+        args: [name],
+      })
+      : await this.db.execute({
+        sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? AND version = ?`,
+        args: [name, version],
+      });
+    const r = rs.rows[0];
+    return r ? toRow(r as Record<string, unknown>) : undefined;
+  }
+
+  /** The newest version of every snippet, by name. */
+  async latest(): Promise<SnippetRow[]> {
+    const rs = await this.db.execute(
+      `SELECT ${COLUMNS} FROM snippets s
+        WHERE version = (SELECT MAX(version) FROM snippets WHERE name = s.name)
+        ORDER BY name`,
+    );
+    return rs.rows.map((r) => toRow(r as Record<string, unknown>));
+  }
+
+  /** Every version of `name`, newest first. */
+  async versions(name: string): Promise<SnippetRow[]> {
+    const rs = await this.db.execute({
+      sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? ORDER BY version DESC`,
+      args: [name],
+    });
+    return rs.rows.map((r) => toRow(r as Record<string, unknown>));
+  }
+
+  /** Records the result of checking a version against newer declarations. */
+  async markChecked(
+    name: string,
+    version: number,
+    declarationHash: string,
+    stale: boolean,
+  ): Promise<void> {
+    await this.db.execute({
+      sql: "UPDATE snippets SET declaration_hash = ?, stale = ? WHERE name = ? AND version = ?",
+      args: [declarationHash, stale ? 1 : 0, name, version],
+    });
+  }
+
+  /** Deletes every version of `name`; false if there was none. */
+  async delete(name: string): Promise<boolean> {
+    const rs = await this.db.execute({ sql: "DELETE FROM snippets WHERE name = ?", args: [name] });
+    return rs.rowsAffected > 0;
+  }
+}
