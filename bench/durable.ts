@@ -63,7 +63,12 @@ export async function durablePerCallBench(samples: number) {
  * still held.
  */
 export async function liveResumeBench(samples: number, db: string) {
-  await using rt = await createRuntime({ connectors: [math, ops], db, pool: { size: 2 } });
+  await using rt = await createRuntime({
+    connectors: [math, ops],
+    db,
+    pool: { size: 2 },
+    typecheck: "off",
+  });
   const times: number[] = [];
   for (let i = 0; i < samples + 2; i++) {
     await rt.warm();
@@ -103,6 +108,7 @@ export async function replayResumeBench(samples: number, db: string) {
     await using rt = await createRuntime({
       connectors: [math, ops],
       db,
+      typecheck: "off",
       pool: { size: poolSize },
       durability: { holdMs: 1 },
     });

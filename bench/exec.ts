@@ -17,9 +17,12 @@ import {
 } from "./setup.ts";
 import { brief, check, progress, round, sleep, timed } from "./stats.ts";
 
-/** A runtime with the math connector and an in-memory store, unless told otherwise. */
+/**
+ * A runtime with the math connector and an in-memory store, unless told otherwise. The type
+ * check is off: these figures are the engine's; `bench/discovery.ts` measures the check.
+ */
 export function benchRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  return createRuntime({ connectors: [math], db: ":memory:", ...options });
+  return createRuntime({ connectors: [math], db: ":memory:", typecheck: "off", ...options });
 }
 
 /** Cold executions: pool off, so every run spawns its child. */
@@ -38,8 +41,12 @@ export async function coldBench(samples: number, cgroups: "auto" | "off" = "auto
 }
 
 /** Pooled trivial executions, with the pool refilled and ready before each one. */
-export async function pooledBench(samples: number, cgroups: "auto" | "off" = "auto") {
-  await using rt = await benchRuntime({ pool: { size: 2 }, sandbox: { cgroups } });
+export async function pooledBench(
+  samples: number,
+  cgroups: "auto" | "off" = "auto",
+  typecheck: "off" | "warn" = "off",
+) {
+  await using rt = await benchRuntime({ pool: { size: 2 }, sandbox: { cgroups }, typecheck });
   const times: number[] = [];
   for (let i = 0; i < samples + 3; i++) {
     await rt.warm();

@@ -10,11 +10,12 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery. See docs/benchmarks.md.
  *
  * @module
  */
 import { idleMemoryBench, sustainedBench } from "./capacity.ts";
+import { discoveryBench } from "./discovery.ts";
 import { durableBench } from "./durable.ts";
 import {
   benchRuntime,
@@ -43,6 +44,7 @@ const SECTIONS = [
   "whileTrue",
   "durable",
   "transpile",
+  "discovery",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -141,6 +143,23 @@ function targets(r: Figures): Record<string, Target> {
       };
     }
   }
+  const disc = r.discovery as
+    | {
+      typecheck: { warmMs: { p50: number } };
+      search: { queryUs: { p50: number } };
+      modelDescription: { tokens: number; tools: number };
+    }
+    | undefined;
+  if (disc) {
+    atMost("typecheckWarmP50", disc.typecheck.warmMs.p50, 30, "ms (200 tools, 30 lines)");
+    atMost("searchP50", disc.search.queryUs.p50 / 1000, 2, "ms (1,000 tools + 500 snippets)");
+    atMost(
+      "modelDescriptionTokens",
+      disc.modelDescription.tokens,
+      1000,
+      `tokens (${disc.modelDescription.tools} tools)`,
+    );
+  }
   return out;
 }
 
@@ -209,6 +228,9 @@ async function main() {
   });
   await step("transpile", `transpilers (${s.transpile} each)`, async () => {
     results.transpile = await transpileBench(s.transpile);
+  });
+  await step("discovery", "type check, search, model description", async () => {
+    results.discovery = await discoveryBench({ typecheck: s.typecheck, search: s.search });
   });
 
   const summary = {

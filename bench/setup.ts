@@ -65,6 +65,8 @@ export interface Samples {
   replayResume: number;
   breakdown: number;
   transpile: number;
+  typecheck: number;
+  search: number;
 }
 
 /** Full runs and quick runs. */
@@ -83,6 +85,8 @@ export const SAMPLES: Record<"full" | "quick", Samples> = {
     replayResume: 8,
     breakdown: 15,
     transpile: 500,
+    typecheck: 200,
+    search: 2_000,
   },
   quick: {
     cold: 8,
@@ -98,6 +102,8 @@ export const SAMPLES: Record<"full" | "quick", Samples> = {
     replayResume: 3,
     breakdown: 5,
     transpile: 100,
+    typecheck: 40,
+    search: 500,
   },
 };
 

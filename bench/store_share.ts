@@ -79,7 +79,12 @@ async function ready(rt: Runtime) {
 export async function storeShareBench(samples: number, db = ":memory:") {
   const { tally, restore } = tallyStore();
   try {
-    await using rt = await createRuntime({ connectors: [math, ops], db, pool: { size: 2 } });
+    await using rt = await createRuntime({
+      connectors: [math, ops],
+      db,
+      pool: { size: 2 },
+      typecheck: "off",
+    });
     const trivial = await share(tally, samples, () => ready(rt), async () => {
       completed(await rt.execute({ code: TRIVIAL }), 1);
     });

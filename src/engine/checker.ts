@@ -23,6 +23,22 @@ export class Checker {
     { resolve(r: CheckResult): void; reject(e: Error): void }
   >();
   #closed = false;
+  #warming: Promise<void> | undefined;
+
+  /**
+   * Starts the worker and checks a trivial script against `declarations`, so the first real
+   * check finds the compiler, its libs and the declarations parsed (about half a second cold).
+   */
+  warm(declarations: string, declarationHash: string): Promise<void> {
+    this.#warming ??= this.check({
+      code: "return 1",
+      form: "script",
+      declarations,
+      declarationHash,
+    })
+      .then(() => {}, () => {});
+    return this.#warming;
+  }
 
   /** Checks `request`; rejects only if the checker itself failed. */
   check(request: CheckRequest): Promise<CheckResult> {

@@ -165,7 +165,7 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   /** The connectors and their tools, as data. */
   connectors(): ConnectorInfo[];
   capabilities(): RuntimeCapabilities;
-  /** Resolves once the pool has its children waiting (benchmarks, tests). */
+  /** Resolves once the pool has its children waiting and the type checker is warm. */
   warm(): Promise<void>;
   close(): Promise<void>;
 }
@@ -238,6 +238,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const snippetStore = new SnippetStore(db);
   const catalogue = await Catalogue.open(registry, new ShapeStore(db), await snippetStore.latest());
   const checker = new Checker();
+  if (typecheck !== "off") checker.warm(catalogue.declarations, catalogue.declarationHash);
   const snippets = new Snippets(snippetStore, executions, calls, registry, catalogue, checker);
   const engine = new Engine({
     registry,
@@ -368,7 +369,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       nodeId: engine.nodeId,
       declarationHash: engine.parts.declarationHash,
     }),
-    warm: () => engine.warm(),
+    warm: async () => {
+      await engine.warm();
+      if (typecheck !== "off") {
+        await checker.warm(catalogue.declarations, catalogue.declarationHash);
+      }
+    },
     async close() {
       if (engine.closed) return;
       clearInterval(heartbeat);
