@@ -81,7 +81,7 @@ export const SAMPLES: Record<"full" | "quick", Samples> = {
     idlePool: 4,
     whileTrue: 5,
     durablePerCall: 30,
-    liveResume: 10,
+    liveResume: 30,
     replayResume: 8,
     breakdown: 15,
     transpile: 500,
