@@ -37,6 +37,9 @@ export type ErrorCode =
   | "tool_timeout"
   | "value_too_large"
   | "policy_denied"
+  | "connector_unavailable"
+  | "not_found"
+  | "not_supported"
   // Durable executions.
   | "execution_not_found"
   | "invalid_state"
@@ -74,6 +77,9 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "tool_timeout",
   "value_too_large",
   "policy_denied",
+  "connector_unavailable",
+  "not_found",
+  "not_supported",
   "execution_not_found",
   "invalid_state",
   "rejected",

@@ -15,8 +15,14 @@ export {
 export { Semaphore } from "./semaphore.ts";
 export type {
   Connector,
+  ConnectorCheck,
+  ConnectorHandle,
   ConnectorInfo,
   JsonSchema,
+  Page,
+  PromptInfo,
+  ResourceInfo,
+  ResourceTemplateInfo,
   Tool,
   ToolAnnotations,
   ToolContext,

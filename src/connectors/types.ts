@@ -62,6 +62,76 @@ export interface Connector {
   concurrency?: number;
   /** Default per-call time limit for its tools, in ms. */
   timeoutMs?: number;
+  /**
+   * Connects (starts a server, lists its tools). `createRuntime()` awaits it before it reads
+   * `tools`; a connector that fails to start fails the runtime's creation with its reason.
+   */
+  start?(): Promise<void>;
+  /** Disconnects and stops anything it started; `runtime.close()` awaits it. */
+  close?(): Promise<void>;
+  /** Resources, prompts, completions and readiness, for `codemode.connector(name)`. */
+  handle?: ConnectorHandle;
+}
+
+/** One page of a listing. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+  /** The backend had more than a page can carry and some were left out. */
+  truncated?: boolean;
+}
+
+/** Whether a connector can serve calls now, as a value (never thrown). */
+export interface ConnectorCheck {
+  ready: boolean;
+  /** What is wrong when not ready (backend down, auth refused, …). */
+  problems?: { code: string; message: string }[];
+  /** Facts worth showing: server name and version, protocol, tool count, … */
+  info?: Record<string, unknown>;
+}
+
+/** A resource a connector can read. */
+export interface ResourceInfo {
+  uri: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A parameterized resource (`file:///{path}`). */
+export interface ResourceTemplateInfo {
+  uriTemplate: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+/** A prompt a connector offers. */
+export interface PromptInfo {
+  name: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+/**
+ * The non-tool side of a connector. Every method may throw a `CordonError` for an expected
+ * failure (`connector_unavailable`, `not_found`, `invalid_input`, …); the runtime turns that into
+ * `{ ok: false, error }` for the script. Absent methods are "not supported" for this connector.
+ */
+export interface ConnectorHandle {
+  check(): Promise<ConnectorCheck>;
+  resources?(cursor?: string): Promise<Page<ResourceInfo>>;
+  resourceTemplates?(cursor?: string): Promise<Page<ResourceTemplateInfo>>;
+  /** The resource's contents, in the documented shape (`{ contents: [{ uri, mimeType?, text? | blob? }] }`). */
+  readResource?(uri: string): Promise<unknown>;
+  prompts?(cursor?: string): Promise<Page<PromptInfo>>;
+  /** The prompt's messages (`{ description?, messages: [{ role, content }] }`). */
+  getPrompt?(name: string, args?: Record<string, string>): Promise<unknown>;
+  /** Completion values for an argument of a prompt or a resource template. */
+  complete?(
+    ref: { type: "prompt"; name: string } | { type: "resource"; uri: string },
+    argument: { name: string; value: string },
+  ): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
 }
 
 /** A connector as listed for callers (no functions). */
