@@ -19,8 +19,13 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_CONNECTOR_CONCURRENCY = 64;
 
-/** Connector and tool names: usable as a JavaScript identifier and a path segment. */
+/** Connector names: a JavaScript identifier (each connector is a global in the sandbox). */
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+/**
+ * Tool names: what MCP allows (letters, digits, `_`, `-`, `.`, at most 128). They are properties
+ * of the connector's global, so `get-sum` is called as `everything["get-sum"](…)`.
+ */
+const TOOL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /**
  * Names a connector may not take: they would shadow globals the sandbox
@@ -92,6 +97,30 @@ interface Entry {
   semaphore: Semaphore;
 }
 
+/** A connector's tools by name; throws `invalid_request` for a bad or repeated name. */
+function toolMap(name: string, list: readonly Tool[]): Map<string, Tool> {
+  const tools = new Map<string, Tool>();
+  for (const tool of list) {
+    if (
+      !TOOL_NAME_PATTERN.test(tool.name) || tool.name === "__proto__" ||
+      tool.name === "constructor"
+    ) {
+      throw new CordonError(
+        "invalid_request",
+        `Cannot add tool "${name}.${tool.name}": bad tool name`,
+      );
+    }
+    if (tools.has(tool.name)) {
+      throw new CordonError(
+        "invalid_request",
+        `Cannot add tool "${name}.${tool.name}": defined twice`,
+      );
+    }
+    tools.set(tool.name, tool);
+  }
+  return tools;
+}
+
 /**
  * The connectors of a runtime.
  *
@@ -128,24 +157,7 @@ export class ConnectorRegistry {
     if (this.#entries.has(name)) {
       throw new CordonError("invalid_request", `Cannot add connector "${name}": the name is taken`);
     }
-    const tools = new Map<string, Tool>();
-    for (const tool of connector.tools) {
-      if (
-        !NAME_PATTERN.test(tool.name) || tool.name === "__proto__" || tool.name === "constructor"
-      ) {
-        throw new CordonError(
-          "invalid_request",
-          `Cannot add tool "${name}.${tool.name}": bad tool name`,
-        );
-      }
-      if (tools.has(tool.name)) {
-        throw new CordonError(
-          "invalid_request",
-          `Cannot add tool "${name}.${tool.name}": defined twice`,
-        );
-      }
-      tools.set(tool.name, tool);
-    }
+    const tools = toolMap(name, connector.tools);
     const concurrency = connector.concurrency ?? DEFAULT_CONNECTOR_CONCURRENCY;
     if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
       throw new CordonError(
@@ -154,6 +166,20 @@ export class ConnectorRegistry {
       );
     }
     this.#entries.set(name, { connector, tools, semaphore: new Semaphore(concurrency) });
+  }
+
+  /** A connector by name. */
+  connector(name: string): Connector | undefined {
+    return this.#entries.get(name)?.connector;
+  }
+
+  /**
+   * Re-reads a connector's tools (its list changed, e.g. an MCP `list_changed`). A list with a
+   * bad name is refused and the old one kept.
+   */
+  refresh(name: string): void {
+    const entry = this.#entries.get(name);
+    if (entry) entry.tools = toolMap(name, entry.connector.tools);
   }
 
   /** The connector names, in the order added. */

@@ -71,6 +71,8 @@ export interface Connector {
   close?(): Promise<void>;
   /** Resources, prompts, completions and readiness, for `codemode.connector(name)`. */
   handle?: ConnectorHandle;
+  /** Subscribes to changes of `tools` (an MCP server's `list_changed`); returns an unsubscribe. */
+  onToolsChanged?(listener: () => void): () => void;
 }
 
 /** One page of a listing. */

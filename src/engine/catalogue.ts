@@ -53,8 +53,8 @@ function saysLittle(schema: ToolInfo["outputSchema"]): boolean {
 
 /** The catalogue of one runtime. */
 export class Catalogue {
-  readonly declarations: string;
-  readonly declarationHash: string;
+  #declarations = "";
+  #declarationHash = "";
   readonly #registry: ConnectorRegistry;
   readonly #shapes: ShapeStore;
   readonly #index = new SearchIndex();
@@ -64,20 +64,27 @@ export class Catalogue {
   private constructor(registry: ConnectorRegistry, shapes: ShapeStore) {
     this.#registry = registry;
     this.#shapes = shapes;
-    ({ declarations: this.declarations, declarationHash: this.declarationHash } = buildDeclarations(
-      registry.list(),
-    ));
+    this.#build();
   }
 
-  /** Builds the catalogue, with the shapes and snippets the store already has. */
-  static async open(
-    registry: ConnectorRegistry,
-    shapes: ShapeStore,
-    snippets: SnippetRow[],
-  ): Promise<Catalogue> {
-    const c = new Catalogue(registry, shapes);
+  /** Every connector's declarations and `codemode`'s. */
+  get declarations(): string {
+    return this.#declarations;
+  }
+
+  /** The hash of {@link declarations}: stable across restarts, changed by any schema change. */
+  get declarationHash(): string {
+    return this.#declarationHash;
+  }
+
+  #build(): void {
+    ({ declarations: this.#declarations, declarationHash: this.#declarationHash } =
+      buildDeclarations(this.#registry.list()));
+  }
+
+  #toolDocuments(): SearchDocument[] {
     const docs: SearchDocument[] = [];
-    for (const info of registry.list()) {
+    for (const info of this.#registry.list()) {
       for (const t of info.tools) {
         docs.push({
           kind: "tool",
@@ -88,6 +95,26 @@ export class Catalogue {
         });
       }
     }
+    return docs;
+  }
+
+  /** A connector's tool list changed: declarations, hash and index follow. */
+  toolsChanged(): void {
+    this.#build();
+    this.#index.replaceAll([
+      ...this.#toolDocuments(),
+      ...[...this.#snippets.values()].map(snippetDocument),
+    ]);
+  }
+
+  /** Builds the catalogue, with the shapes and snippets the store already has. */
+  static async open(
+    registry: ConnectorRegistry,
+    shapes: ShapeStore,
+    snippets: SnippetRow[],
+  ): Promise<Catalogue> {
+    const c = new Catalogue(registry, shapes);
+    const docs = c.#toolDocuments();
     for (const s of snippets) {
       c.#snippets.set(s.name, s);
       docs.push(snippetDocument(s));

@@ -5,11 +5,13 @@
  * @module
  */
 import type { SearchPage } from "../connectors/search.ts";
+import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { CordonError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Catalogue, Description } from "./catalogue.ts";
 import { toDiagnostic } from "./checked.ts";
 import { early, type Engine } from "./engine.ts";
+import { handleRequest } from "./handles.ts";
 import { describeForModel } from "./model_prompt.ts";
 import type { PlatformHost } from "./platform.ts";
 import type { SaveSnippetOptions, SnippetDetails, SnippetInfo, Snippets } from "./snippets.ts";
@@ -41,8 +43,13 @@ export interface DiscoveryApi {
 }
 
 /** The `codemode` host for scripts. */
-export function platformHost(catalogue: Catalogue, snippets: Snippets): PlatformHost {
+export function platformHost(
+  registry: ConnectorRegistry,
+  catalogue: Catalogue,
+  snippets: Snippets,
+): PlatformHost {
   return {
+    handle: (params) => handleRequest(registry, catalogue, params),
     search: (query, options) => catalogue.search(query, options),
     describe: (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r))),
     snippet: (name, version, input) => snippets.module(name, version, input),

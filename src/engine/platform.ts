@@ -8,7 +8,9 @@
  */
 import { CordonError } from "../errors.ts";
 import {
+  type HandleResult,
   METHOD_DESCRIBE,
+  METHOD_HANDLE,
   METHOD_SEARCH,
   METHOD_SNIPPET,
   type SnippetModule,
@@ -23,6 +25,8 @@ export interface PlatformHost {
   snippet(name: string, version: number | undefined, input: unknown): Promise<
     SnippetModule & { version: number }
   >;
+  /** A uniform connector handle method (`codemode.connector(id).…`). */
+  handle(params: unknown): Promise<HandleResult>;
 }
 
 /** The platform methods, for dispatch. */
@@ -30,6 +34,7 @@ export const PLATFORM_METHODS: ReadonlySet<string> = new Set([
   METHOD_SEARCH,
   METHOD_DESCRIBE,
   METHOD_SNIPPET,
+  METHOD_HANDLE,
 ]);
 
 function text(params: unknown, name: string): string {
@@ -57,6 +62,7 @@ export async function platformRequest(
     return host.search(query, options);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"));
+  if (method === METHOD_HANDLE) return await host.handle(params);
   const name = text(params, "name");
   const occurrence = p.occurrence;
   if (!Number.isSafeInteger(occurrence) || (occurrence as number) < 0) {

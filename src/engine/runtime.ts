@@ -183,6 +183,25 @@ function guestEntryPath(): string {
 
 const MAX_PAGE = 500;
 
+/** Starts every connector that needs it, at once; if one fails, stops the others and says which. */
+async function startConnectors(connectors: readonly Connector[]): Promise<void> {
+  const started = await Promise.allSettled(connectors.map((c) => c.start?.()));
+  const failed = started.findIndex((r) => r.status === "rejected");
+  if (failed === -1) return;
+  await closeConnectors(connectors);
+  const reason = (started[failed] as PromiseRejectedResult).reason;
+  throw new CordonError(
+    "connector_unavailable",
+    `Connector "${connectors[failed].name}" did not start: ${
+      reason instanceof Error ? reason.message : String(reason)
+    }`,
+  );
+}
+
+async function closeConnectors(connectors: readonly Connector[]): Promise<void> {
+  await Promise.allSettled(connectors.map((c) => c.close?.()));
+}
+
 /**
  * Creates a runtime.
  *
@@ -200,7 +219,15 @@ const MAX_PAGE = 500;
  * ```
  */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  const registry = new ConnectorRegistry(options.connectors ?? []);
+  const connectors = options.connectors ?? [];
+  await startConnectors(connectors);
+  let registry: ConnectorRegistry;
+  try {
+    registry = new ConnectorRegistry(connectors);
+  } catch (err) {
+    await closeConnectors(connectors);
+    throw err;
+  }
   const { defaults, maxima } = configureLimits(options.limits, options.maxLimits);
   const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
@@ -252,7 +279,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     logs: new LogStore(db),
     durability: durability satisfies DurabilitySettings,
     declarationHash: catalogue.declarationHash,
-    platform: platformHost(catalogue, snippets),
+    platform: platformHost(registry, catalogue, snippets),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
   });
   await control.recoverInterrupted(engine);
@@ -271,6 +298,20 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const closed = () => {
     if (engine.closed) throw new CordonError("runtime_closed", "The runtime is closed");
   };
+  // A connector whose tools change (MCP list_changed): new declarations, index and hash.
+  const unsubscribe = connectors.flatMap((c) =>
+    c.onToolsChanged
+      ? [c.onToolsChanged(() => {
+        try {
+          registry.refresh(c.name);
+          catalogue.toolsChanged();
+          engine.parts.declarationHash = catalogue.declarationHash;
+        } catch {
+          // A list with a bad tool name is refused; the old one stays.
+        }
+      })]
+      : []
+  );
   const execute = (request: ExecuteRequest) =>
     engine.track(() => executeChecked(engine, checker, catalogue, request, typecheck));
   const runtime: Runtime = {
@@ -380,6 +421,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       clearInterval(heartbeat);
       clearInterval(expiry);
       await engine.close();
+      for (const off of unsubscribe) off();
+      await closeConnectors(connectors);
       checker.close();
       await memoryGuard.dispose();
       db.close();

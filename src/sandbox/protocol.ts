@@ -13,6 +13,7 @@
  * child → host   request       codemode.search    SearchParams → { items, nextCursor? }
  * child → host   request       codemode.describe  { path } → description
  * child → host   request       codemode.snippet   SnippetParams → SnippetModule
+ * child → host   request       codemode.handle    HandleParams → HandleResult
  * ```
  *
  * @module
@@ -28,6 +29,7 @@ export const METHOD_STEP_PUT = "step.put";
 export const METHOD_SEARCH = "codemode.search";
 export const METHOD_DESCRIBE = "codemode.describe";
 export const METHOD_SNIPPET = "codemode.snippet";
+export const METHOD_HANDLE = "codemode.handle";
 
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {
@@ -97,3 +99,36 @@ export interface SnippetModule {
   lineOffset: number;
   input: unknown;
 }
+
+/** The methods of a uniform connector handle (`codemode.connector(id)`). */
+export const HANDLE_METHODS = [
+  "inspect",
+  "check",
+  "tools",
+  "searchTools",
+  "describeTool",
+  "callTool",
+  "resources",
+  "searchResources",
+  "resourceTemplates",
+  "readResource",
+  "prompts",
+  "searchPrompts",
+  "getPrompt",
+  "complete",
+] as const;
+
+/** One of {@link HANDLE_METHODS}. */
+export type HandleMethod = (typeof HANDLE_METHODS)[number];
+
+/** A handle method call (all but `callTool`, which is a tool call). */
+export interface HandleParams {
+  connector: string;
+  method: HandleMethod;
+  args: unknown[];
+}
+
+/** What every handle method returns: expected failures are values, never thrown. */
+export type HandleResult =
+  | { ok: true; data: unknown; meta?: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string; details?: unknown } };

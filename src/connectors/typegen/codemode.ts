@@ -49,6 +49,37 @@ interface CodemodeDescription {
   /** How the tool behaves: readOnly, destructive, requiresApproval, … */
   annotations?: Record<string, unknown>;
 }
+/** What every connector handle method returns: failures are values, never thrown. */
+type CodemodeResult<T> =
+  | { ok: true; data: T; meta?: Record<string, unknown> }
+  | { ok: false; error: { code: string; message: string; details?: unknown } };
+/** One page of a listing; pass nextCursor back for the next one. */
+interface CodemodePage<T> {
+  items: T[];
+  nextCursor?: string;
+  truncated?: boolean;
+}
+/** The same methods for every connector: codemode.connector("name"). */
+interface CodemodeConnector {
+  /** Name, description, tool count and which of these methods the connector supports. */
+  inspect(): Promise<CodemodeResult<{ id: string; description: string; tools: number; supports: string[] }>>;
+  /** Whether it can serve calls now (backend up, auth valid), with problems as values. */
+  check(): Promise<CodemodeResult<{ ready: boolean; problems?: { code: string; message: string }[]; info?: Record<string, unknown> }>>;
+  tools(cursor?: string): Promise<CodemodeResult<CodemodePage<{ name: string; description: string }>>>;
+  searchTools(query: string, options?: { limit?: number; cursor?: string }): Promise<CodemodeResult<CodemodePage<{ name: string; description: string; score: number }>>>;
+  describeTool(name: string): Promise<CodemodeResult<CodemodeDescription>>;
+  /** Calls a tool by name (the same call as connector.tool(args), as a value). */
+  callTool(name: string, args?: unknown): Promise<CodemodeResult<unknown>>;
+  resources(cursor?: string): Promise<CodemodeResult<CodemodePage<{ uri: string; name: string; description?: string; mimeType?: string }>>>;
+  searchResources(query: string): Promise<CodemodeResult<{ items: { uri: string; name: string; description?: string }[]; truncated: boolean }>>;
+  resourceTemplates(cursor?: string): Promise<CodemodeResult<CodemodePage<{ uriTemplate: string; name: string; description?: string }>>>;
+  /** { contents: [{ uri, mimeType?, text? | blob? }] } */
+  readResource(uri: string): Promise<CodemodeResult<{ contents: { uri: string; mimeType?: string; text?: string; blob?: string }[] }>>;
+  prompts(cursor?: string): Promise<CodemodeResult<CodemodePage<{ name: string; description?: string; arguments?: { name: string; description?: string; required?: boolean }[] }>>>;
+  searchPrompts(query: string): Promise<CodemodeResult<{ items: { name: string; description?: string }[]; truncated: boolean }>>;
+  getPrompt(name: string, args?: Record<string, string>): Promise<CodemodeResult<{ description?: string; messages: { role: string; content: unknown }[] }>>;
+  complete(ref: { type: "prompt"; name: string } | { type: "resource"; uri: string }, argument: { name: string; value: string }): Promise<CodemodeResult<{ values: string[]; total?: number; hasMore?: boolean }>>;
+}
 /** The platform API, beside the connectors. */
 declare const codemode: {
   /**
@@ -78,5 +109,11 @@ declare const codemode: {
    * @param name The snippet's name, without "snippet:".
    */
   run<T = unknown>(name: string, input?: unknown): Promise<T>;
+  /**
+   * A uniform handle on any connector: tools, resources, prompts and
+   * completions, every method returning { ok, data } or { ok: false, error }.
+   * @param id The connector's name, e.g. "github".
+   */
+  connector(id: string): CodemodeConnector;
 };
 `;

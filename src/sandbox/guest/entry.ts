@@ -14,8 +14,10 @@ import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
+  HANDLE_METHODS,
   type LogLevel,
   METHOD_DESCRIBE,
+  METHOD_HANDLE,
   METHOD_LOG,
   METHOD_READY,
   METHOD_RUN,
@@ -126,7 +128,43 @@ function makeCodemode(): object {
     const entry = mod.default;
     return typeof entry === "function" ? await entry(got.input) : await entry;
   };
-  return freeze({ step, search, describe, run });
+  const connector = (id: string) => makeHandle(String(id));
+  return freeze({ step, search, describe, run, connector });
+}
+
+/**
+ * `codemode.connector(id)`: the same methods for every connector. Each returns
+ * `{ ok: true, data } | { ok: false, error }` and never throws for an expected failure.
+ * `callTool` is a real tool call (authorized, journaled, approvals apply).
+ */
+function makeHandle(id: string): object {
+  const handle = create(null);
+  for (const method of HANDLE_METHODS) {
+    const fn = async (...args: unknown[]) => {
+      try {
+        if (method === "callTool") {
+          const [tool, toolArgs] = args;
+          const data = await peer.request(METHOD_TOOL_CALL, {
+            connector: id,
+            tool: String(tool),
+            args: toolArgs,
+          });
+          return { ok: true, data };
+        }
+        return await peer.request(METHOD_HANDLE, { connector: id, method, args });
+      } catch (err) {
+        const info = err instanceof CordonError
+          ? err.toInfo()
+          : { code: "tool_error" as const, message: String(err) };
+        const error: Record<string, unknown> = { code: info.code, message: info.message };
+        if (info.details) error.details = info.details;
+        return { ok: false, error };
+      }
+    };
+    defineProperty(fn, "name", { value: method });
+    defineProperty(handle, method, { value: fn, enumerable: true });
+  }
+  return freeze(handle);
 }
 
 /** A platform request whose failure reads like a failed tool call (`codemode.<what>: …`). */

@@ -1,0 +1,209 @@
+/**
+ * The operations of an OpenAPI document, flattened: one entry per path and
+ * method, with its parameters merged and dereferenced, the request body it
+ * can send and the response schema it promises.
+ *
+ * @module
+ */
+import { isRecord } from "../typegen/refs.ts";
+import { dereference, type OpenApiDocument } from "./document.ts";
+
+/** The HTTP methods a path item may hold, in the order tools are listed. */
+export const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/** Where a parameter goes. */
+export type ParameterLocation = "path" | "query" | "header" | "cookie";
+
+/** One parameter, dereferenced. `schema` may still hold `$ref`s into the document. */
+export interface OpenApiParameter {
+  name: string;
+  in: ParameterLocation;
+  required: boolean;
+  schema: unknown;
+  description?: string;
+  deprecated?: boolean;
+  /** Serialization style (`form`, `simple`, `deepObject`, …), defaulted per location. */
+  style: string;
+  explode: boolean;
+  /** Declared with `content: { "application/json": … }`: sent as JSON text. */
+  json: boolean;
+}
+
+/** How a request body is sent. */
+export type BodyKind = "json" | "form" | "text";
+
+/** The request body an operation sends. */
+export interface OpenApiBody {
+  mediaType: string;
+  kind: BodyKind;
+  required: boolean;
+  schema: unknown;
+  description?: string;
+}
+
+/** One operation (path + method), as `include` sees it. */
+export interface OpenApiOperation {
+  /** Lower case: `get`, `post`, … */
+  method: string;
+  /** The path template: `/pets/{petId}`. */
+  path: string;
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  deprecated: boolean;
+  tags: string[];
+  parameters: OpenApiParameter[];
+  body?: OpenApiBody;
+  /** The JSON schema of the 200 (else 201) response, when it has one. */
+  responseSchema?: unknown;
+  /** The raw operation and path item objects, for `include` filters that need more. */
+  raw: { operation: Record<string, unknown>; pathItem: Record<string, unknown> };
+}
+
+/** An operation that cannot become a tool, and why. */
+export interface SkippedOperation {
+  method: string;
+  path: string;
+  reason: string;
+}
+
+/** Parameters the OpenAPI spec says to ignore: the HTTP layer sets them. */
+const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+const DEFAULT_STYLES: Record<ParameterLocation, string> = {
+  path: "simple",
+  query: "form",
+  header: "simple",
+  cookie: "form",
+};
+
+/** The base media type, lower case, without parameters. */
+export function baseMediaType(mediaType: string): string {
+  return mediaType.split(";")[0].trim().toLowerCase();
+}
+
+/** Whether a media type carries JSON (`application/json`, `application/problem+json`, …). */
+export function isJsonMediaType(mediaType: string): boolean {
+  const base = baseMediaType(mediaType);
+  return base === "application/json" || /^application\/[^/]+\+json$/.test(base);
+}
+
+/** The JSON media entry of a `content` map, `application/json` first. */
+function jsonContent(content: unknown): [string, Record<string, unknown>] | undefined {
+  if (!isRecord(content)) return undefined;
+  const keys = Object.keys(content).filter(isJsonMediaType);
+  keys.sort((a, b) => Number(baseMediaType(b) === "application/json") - Number(baseMediaType(a) === "application/json"));
+  const key = keys[0];
+  return key !== undefined && isRecord(content[key]) ? [key, content[key]] : undefined;
+}
+
+function readParameter(doc: OpenApiDocument, node: unknown): OpenApiParameter | undefined {
+  const p = dereference(doc, node);
+  if (!p || typeof p.name !== "string" || p.name === "") return undefined;
+  const location = p.in;
+  if (location !== "path" && location !== "query" && location !== "header" && location !== "cookie") {
+    return undefined;
+  }
+  if (location === "header" && IGNORED_HEADERS.has(p.name.toLowerCase())) return undefined;
+  const content = jsonContent(p.content);
+  const style = typeof p.style === "string" ? p.style : DEFAULT_STYLES[location];
+  const parameter: OpenApiParameter = {
+    name: p.name,
+    in: location,
+    required: location === "path" || p.required === true,
+    schema: content ? content[1].schema ?? {} : p.schema ?? {},
+    style,
+    explode: typeof p.explode === "boolean" ? p.explode : style === "form",
+    json: content !== undefined,
+  };
+  if (typeof p.description === "string") parameter.description = p.description;
+  if (p.deprecated === true) parameter.deprecated = true;
+  return parameter;
+}
+
+/** Path item parameters, overridden by the operation's own (same name and location). */
+function mergeParameters(doc: OpenApiDocument, shared: unknown, own: unknown): OpenApiParameter[] {
+  const merged = new Map<string, OpenApiParameter>();
+  for (const list of [shared, own]) {
+    if (!Array.isArray(list)) continue;
+    for (const node of list) {
+      const p = readParameter(doc, node);
+      if (p) merged.set(`${p.in}:${p.name}`, p);
+    }
+  }
+  return [...merged.values()];
+}
+
+/** The body this connector can send, `null` when the body is required but unsendable. */
+function readBody(doc: OpenApiDocument, node: unknown): OpenApiBody | null | undefined {
+  const body = dereference(doc, node);
+  if (!body || !isRecord(body.content)) return undefined;
+  const required = body.required === true;
+  const description = typeof body.description === "string" ? body.description : undefined;
+  const json = jsonContent(body.content);
+  const pick = (): [string, BodyKind, unknown] | undefined => {
+    if (json) return [json[0], "json", json[1].schema ?? {}];
+    for (const [key, media] of Object.entries(body.content as Record<string, unknown>)) {
+      const base = baseMediaType(key);
+      const schema = isRecord(media) ? media.schema : undefined;
+      if (base === "application/x-www-form-urlencoded") return [key, "form", schema ?? { type: "object" }];
+      if (base.startsWith("text/")) return [key, "text", { type: "string" }];
+    }
+    return undefined;
+  };
+  const chosen = pick();
+  if (!chosen) return required ? null : undefined;
+  const [mediaType, kind, schema] = chosen;
+  return { mediaType, kind, required, schema, ...(description ? { description } : {}) };
+}
+
+function readResponseSchema(doc: OpenApiDocument, responses: unknown): unknown {
+  if (!isRecord(responses)) return undefined;
+  for (const status of ["200", "201"]) {
+    const response = dereference(doc, responses[status]);
+    const json = response && jsonContent(response.content);
+    if (json) return json[1].schema;
+  }
+  return undefined;
+}
+
+/**
+ * Every operation of `doc`, in document order, and the ones that cannot be
+ * called (a required body this connector cannot encode, such as multipart).
+ */
+export function listOperations(
+  doc: OpenApiDocument,
+): { operations: OpenApiOperation[]; skipped: SkippedOperation[] } {
+  const operations: OpenApiOperation[] = [];
+  const skipped: SkippedOperation[] = [];
+  for (const [path, node] of Object.entries(doc.paths)) {
+    const pathItem = dereference(doc, node);
+    if (!pathItem) continue;
+    for (const method of HTTP_METHODS) {
+      const operation = pathItem[method];
+      if (!isRecord(operation)) continue;
+      const body = readBody(doc, operation.requestBody);
+      if (body === null) {
+        const types = Object.keys(dereference(doc, operation.requestBody)?.content ?? {});
+        skipped.push({ method, path, reason: `its required body is ${types.join(" or ")}, which is not sent` });
+        continue;
+      }
+      const op: OpenApiOperation = {
+        method,
+        path,
+        deprecated: operation.deprecated === true,
+        tags: Array.isArray(operation.tags) ? operation.tags.filter((t) => typeof t === "string") : [],
+        parameters: mergeParameters(doc, pathItem.parameters, operation.parameters),
+        raw: { operation, pathItem },
+      };
+      if (typeof operation.operationId === "string") op.operationId = operation.operationId;
+      if (typeof operation.summary === "string") op.summary = operation.summary;
+      if (typeof operation.description === "string") op.description = operation.description;
+      if (body) op.body = body;
+      const responseSchema = readResponseSchema(doc, operation.responses);
+      if (responseSchema !== undefined) op.responseSchema = responseSchema;
+      operations.push(op);
+    }
+  }
+  return { operations, skipped };
+}
