@@ -29,3 +29,26 @@ export type {
   ToolInfo,
   Validation,
 } from "./types.ts";
+export {
+  listOperations,
+  openApiConnector,
+  type OpenApiConnectorOptions,
+  type OpenApiOperation,
+  type SkippedOperation,
+} from "./openapi/mod.ts";
+export { toolSetConnector, type ToolSetConnectorOptions } from "./toolset.ts";
+export {
+  DEFAULT_HTTP_MAX_REDIRECTS,
+  DEFAULT_HTTP_MAX_RESPONSE_BYTES,
+  DEFAULT_HTTP_TIMEOUT_MS,
+  DEFAULT_STATE_LIST_LIMIT,
+  DEFAULT_STATE_MAX_KEY_LENGTH,
+  DEFAULT_STATE_MAX_KEYS,
+  DEFAULT_STATE_MAX_VALUE_BYTES,
+  httpConnector,
+  type HttpConnectorOptions,
+  MAX_HTTP_URL_LENGTH,
+  MAX_STATE_LIST_LIMIT,
+  stateConnector,
+  type StateConnectorOptions,
+} from "./builtin/mod.ts";

@@ -19,6 +19,20 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_CONNECTOR_CONCURRENCY = 64;
 
+/** Codes a tool's `execute` may fail with as they are; anything else becomes `tool_error`. */
+const TOOL_CODES: ReadonlySet<string> = new Set([
+  "tool_error",
+  "tool_timeout",
+  "invalid_input",
+  "invalid_output",
+  "policy_denied",
+  "value_too_large",
+  "limit_exceeded",
+  "connector_unavailable",
+  "not_found",
+  "not_supported",
+]);
+
 /** Connector names: a JavaScript identifier (each connector is a global in the sandbox). */
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /**
@@ -284,6 +298,10 @@ export class ConnectorRegistry {
         try {
           return { ok: true, value: await tool.execute!(value, context) };
         } catch (err) {
+          // A connector that says what went wrong in Cordon's words is taken at its word.
+          if (err instanceof CordonError && TOOL_CODES.has(err.code)) {
+            return fail(err.code, err.message, err.details);
+          }
           return fail(
             "tool_error",
             `${err instanceof Error ? err.message : String(err)}`,

@@ -8,6 +8,12 @@
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import {
+  httpConnector,
+  type HttpConnectorOptions,
+  stateConnector,
+  type StateConnectorOptions,
+} from "../connectors/builtin/mod.ts";
 import { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Connector, ConnectorInfo } from "../connectors/types.ts";
 import { CordonError } from "../errors.ts";
@@ -84,6 +90,14 @@ export interface RuntimeOptions {
    * diagnostics returned). The checker thread starts on the first check.
    */
   typecheck?: TypecheckMode;
+  /**
+   * Built-in connectors: `state` (durable key-value memory in this runtime's database) and
+   * `http` (host-side requests to allowed hosts, with secrets the script never sees).
+   */
+  builtins?: {
+    state?: Omit<StateConnectorOptions, "db">;
+    http?: HttpConnectorOptions;
+  };
 }
 
 /** Where and how children run. */
@@ -219,15 +233,6 @@ async function closeConnectors(connectors: readonly Connector[]): Promise<void> 
  * ```
  */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
-  const connectors = options.connectors ?? [];
-  await startConnectors(connectors);
-  let registry: ConnectorRegistry;
-  try {
-    registry = new ConnectorRegistry(connectors);
-  } catch (err) {
-    await closeConnectors(connectors);
-    throw err;
-  }
   const { defaults, maxima } = configureLimits(options.limits, options.maxLimits);
   const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
@@ -239,8 +244,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const dbUrl = options.db ??
     pathToFileURL(join(resolvePath(options.dataDir ?? ".cordon"), "cordon.db")).href;
   const db = await openDb(dbUrl, options.dbAuthToken);
+  const connectors = [...(options.connectors ?? [])];
+  let registry: ConnectorRegistry;
   try {
     await migrate(db);
+    if (options.builtins?.state) connectors.push(stateConnector({ ...options.builtins.state, db }));
+    if (options.builtins?.http) connectors.push(httpConnector(options.builtins.http));
+    await startConnectors(connectors);
+    try {
+      registry = new ConnectorRegistry(connectors);
+    } catch (err) {
+      await closeConnectors(connectors);
+      throw err;
+    }
   } catch (err) {
     db.close();
     throw err;

@@ -72,7 +72,10 @@ export function readOpenApiDocument(document: unknown): OpenApiDocument {
  * The object `node` stands for: itself, or what its `$ref` chain points at
  * inside `doc`. `undefined` when the chain is broken, remote or too long.
  */
-export function dereference(doc: OpenApiDocument, node: unknown): Record<string, unknown> | undefined {
+export function dereference(
+  doc: OpenApiDocument,
+  node: unknown,
+): Record<string, unknown> | undefined {
   let current = node;
   for (let hop = 0; hop <= MAX_REF_HOPS; hop++) {
     if (!isRecord(current)) return undefined;

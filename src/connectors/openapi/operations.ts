@@ -92,7 +92,10 @@ export function isJsonMediaType(mediaType: string): boolean {
 function jsonContent(content: unknown): [string, Record<string, unknown>] | undefined {
   if (!isRecord(content)) return undefined;
   const keys = Object.keys(content).filter(isJsonMediaType);
-  keys.sort((a, b) => Number(baseMediaType(b) === "application/json") - Number(baseMediaType(a) === "application/json"));
+  keys.sort((a, b) =>
+    Number(baseMediaType(b) === "application/json") -
+    Number(baseMediaType(a) === "application/json")
+  );
   const key = keys[0];
   return key !== undefined && isRecord(content[key]) ? [key, content[key]] : undefined;
 }
@@ -101,7 +104,9 @@ function readParameter(doc: OpenApiDocument, node: unknown): OpenApiParameter | 
   const p = dereference(doc, node);
   if (!p || typeof p.name !== "string" || p.name === "") return undefined;
   const location = p.in;
-  if (location !== "path" && location !== "query" && location !== "header" && location !== "cookie") {
+  if (
+    location !== "path" && location !== "query" && location !== "header" && location !== "cookie"
+  ) {
     return undefined;
   }
   if (location === "header" && IGNORED_HEADERS.has(p.name.toLowerCase())) return undefined;
@@ -134,6 +139,22 @@ function mergeParameters(doc: OpenApiDocument, shared: unknown, own: unknown): O
   return [...merged.values()];
 }
 
+/** Adds a string parameter for each `{name}` of the path the document forgot to declare. */
+function addUndeclaredPathParameters(path: string, parameters: OpenApiParameter[]): void {
+  for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+    if (parameters.some((p) => p.in === "path" && p.name === name)) continue;
+    parameters.push({
+      name,
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+      style: "simple",
+      explode: false,
+      json: false,
+    });
+  }
+}
+
 /** The body this connector can send, `null` when the body is required but unsendable. */
 function readBody(doc: OpenApiDocument, node: unknown): OpenApiBody | null | undefined {
   const body = dereference(doc, node);
@@ -146,7 +167,9 @@ function readBody(doc: OpenApiDocument, node: unknown): OpenApiBody | null | und
     for (const [key, media] of Object.entries(body.content as Record<string, unknown>)) {
       const base = baseMediaType(key);
       const schema = isRecord(media) ? media.schema : undefined;
-      if (base === "application/x-www-form-urlencoded") return [key, "form", schema ?? { type: "object" }];
+      if (base === "application/x-www-form-urlencoded") {
+        return [key, "form", schema ?? { type: "object" }];
+      }
       if (base.startsWith("text/")) return [key, "text", { type: "string" }];
     }
     return undefined;
@@ -185,17 +208,24 @@ export function listOperations(
       const body = readBody(doc, operation.requestBody);
       if (body === null) {
         const types = Object.keys(dereference(doc, operation.requestBody)?.content ?? {});
-        skipped.push({ method, path, reason: `its required body is ${types.join(" or ")}, which is not sent` });
+        skipped.push({
+          method,
+          path,
+          reason: `its required body is ${types.join(" or ")}, which is not sent`,
+        });
         continue;
       }
       const op: OpenApiOperation = {
         method,
         path,
         deprecated: operation.deprecated === true,
-        tags: Array.isArray(operation.tags) ? operation.tags.filter((t) => typeof t === "string") : [],
+        tags: Array.isArray(operation.tags)
+          ? operation.tags.filter((t) => typeof t === "string")
+          : [],
         parameters: mergeParameters(doc, pathItem.parameters, operation.parameters),
         raw: { operation, pathItem },
       };
+      addUndeclaredPathParameters(path, op.parameters);
       if (typeof operation.operationId === "string") op.operationId = operation.operationId;
       if (typeof operation.summary === "string") op.summary = operation.summary;
       if (typeof operation.description === "string") op.description = operation.description;

@@ -1,0 +1,282 @@
+/**
+ * The built-in `state` connector: durable key-value working memory that outlives one
+ * execution (a cursor into a backlog, what was already processed, a counter), kept in libSQL
+ * in the table `cordon_state`, which the connector creates itself on `start()`.
+ *
+ * Every operation is one SQL statement, so concurrent calls from one process, from several
+ * processes on one `file:` database, or from several nodes on one libSQL server never lose an
+ * update: `increment` adds in SQL, and the key limit is checked inside the insert.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { CordonError } from "../../errors.ts";
+import type { Db } from "../../store/client.ts";
+import { defineConnector } from "../define.ts";
+import type { Connector, Tool } from "../types.ts";
+import { CREATE_TABLE, DELETE, GET, INCREMENT, LIST, TYPE_OF, UPSERT } from "./state_sql.ts";
+
+/**
+ * Largest value, in UTF-8 bytes of its JSON. State is working memory, not storage: a value this
+ * size is a page of notes or a few thousand ids, and every `get` of it crosses the sandbox
+ * channel and is copied into the call log (capped at 1,000,000 bytes per value by default).
+ */
+export const DEFAULT_STATE_MAX_VALUE_BYTES = 65_536;
+
+/**
+ * Keys in one namespace. Enough for an agent's bookkeeping; past it a script is using state as
+ * a database, and a runaway loop should stop at a limit rather than fill the disk.
+ */
+export const DEFAULT_STATE_MAX_KEYS = 1_000;
+
+/** Longest key, in characters. Keys are names; a longer one is data hidden in a name. */
+export const DEFAULT_STATE_MAX_KEY_LENGTH = 256;
+
+/** Keys per `list` page when the script asks for none: readable at a glance. */
+export const DEFAULT_STATE_LIST_LIMIT = 100;
+
+/**
+ * Most keys per `list` page: at the longest keys a page stays far below the call log's
+ * per-value cap, and the default key limit is then one page.
+ */
+export const MAX_STATE_LIST_LIMIT = 1_000;
+
+/** Options for {@link stateConnector}. */
+export interface StateConnectorOptions {
+  /** The database; `cordon_state` is created in it on `start()` if missing. */
+  db: Db;
+  /** Keeps this connector's keys apart from other connectors on the same database. */
+  namespace?: string;
+  /** The connector's name (the global a script uses); `state` by default. */
+  name?: string;
+  /** Largest value in UTF-8 bytes of JSON; {@link DEFAULT_STATE_MAX_VALUE_BYTES} by default. */
+  maxValueBytes?: number;
+  /** Keys in the namespace; {@link DEFAULT_STATE_MAX_KEYS} by default. */
+  maxKeys?: number;
+  /** Longest key in characters; {@link DEFAULT_STATE_MAX_KEY_LENGTH} by default. */
+  maxKeyLength?: number;
+  /** The clock for `updatedAt`, in ms since the epoch. */
+  now?: () => number;
+}
+
+const encoder = new TextEncoder();
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  const n = value ?? fallback;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new CordonError("invalid_request", `stateConnector: ${name} must be a positive integer`);
+  }
+  return n;
+}
+
+/** A list cursor: the last key of the page, base64url-encoded so it reads as opaque. */
+function encodeCursor(key: string): string {
+  return btoa(String.fromCharCode(...encoder.encode(key)))
+    .replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+function decodeCursor(cursor: string): string | undefined {
+  try {
+    const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The built-in `state` connector on a libSQL database.
+ *
+ * @example
+ * ```ts
+ * import { openDb } from "../../store/client.ts";
+ * import { ConnectorRegistry } from "../registry.ts";
+ * import { stateConnector } from "./state.ts";
+ * const db = await openDb(":memory:");
+ * const state = stateConnector({ db, namespace: "agent-1" });
+ * await state.start?.();
+ * const reg = new ConnectorRegistry([state]);
+ * await reg.call("state", "set", { key: "cursor", value: { page: 2 } }, { executionId: "e" });
+ * const got = await reg.call("state", "get", { key: "cursor" }, { executionId: "e" });
+ * console.assert(got.ok && (got.value as { page: number }).page === 2);
+ * db.close();
+ * ```
+ */
+export function stateConnector(options: StateConnectorOptions): Connector {
+  const { db } = options;
+  const namespace = options.namespace ?? "default";
+  if (typeof namespace !== "string" || namespace.length === 0) {
+    throw new CordonError(
+      "invalid_request",
+      "stateConnector: namespace must be a non-empty string",
+    );
+  }
+  const maxValueBytes = positiveInteger(
+    "maxValueBytes",
+    options.maxValueBytes,
+    DEFAULT_STATE_MAX_VALUE_BYTES,
+  );
+  const maxKeys = positiveInteger("maxKeys", options.maxKeys, DEFAULT_STATE_MAX_KEYS);
+  const maxKeyLength = positiveInteger(
+    "maxKeyLength",
+    options.maxKeyLength,
+    DEFAULT_STATE_MAX_KEY_LENGTH,
+  );
+  const now = options.now ?? Date.now;
+  const name = options.name ?? "state";
+
+  let created: Promise<unknown> | undefined;
+  // Tools also work before `start()`; a failed creation is tried again on the next call.
+  const ready = () =>
+    created ??= db.execute(CREATE_TABLE).catch((err) => {
+      created = undefined;
+      throw err;
+    });
+
+  const key = z.string().min(1).max(maxKeyLength).describe(
+    `A name of 1 to ${maxKeyLength} characters`,
+  );
+  const tooLarge = (k: string, bytes: number) =>
+    new CordonError(
+      "value_too_large",
+      `The value for "${k}" is ${bytes} bytes of JSON; ${name} keeps at most ${maxValueBytes} per key. Store less: ids, a summary or a cursor instead of whole records, or split it over several keys`,
+      { details: { key: k, bytes, limit: maxValueBytes } },
+    );
+  const full = () =>
+    new CordonError(
+      "limit_exceeded",
+      `${name} already holds ${maxKeys} keys, its limit; delete keys you no longer need (list() shows them)`,
+      { details: { limit: maxKeys } },
+    );
+
+  const connector = defineConnector({
+    name,
+    description:
+      `Durable key-value memory that survives across executions. Values are JSON, at most ${maxValueBytes} bytes each; at most ${maxKeys} keys.`,
+    tools: {
+      get: {
+        description: "The value stored under a key, or null when there is none",
+        input: z.object({ key }),
+        output: z.json(),
+        readOnly: true,
+        execute: async ({ key }) => {
+          await ready();
+          const { rows } = await db.execute({
+            sql: GET,
+            args: [namespace, key],
+          });
+          return rows.length === 0 ? null : JSON.parse(String(rows[0].value));
+        },
+      },
+      set: {
+        description:
+          `Stores a JSON value under a key, replacing any value there (at most ${maxValueBytes} bytes)`,
+        input: z.object({ key, value: z.json() }),
+        output: z.object({ bytes: z.number().int() }),
+        destructive: true,
+        execute: async ({ key, value }) => {
+          const json = JSON.stringify(value);
+          const bytes = encoder.encode(json).length;
+          if (bytes > maxValueBytes) throw tooLarge(key, bytes);
+          await ready();
+          const { rowsAffected } = await db.execute({
+            sql: UPSERT,
+            args: [namespace, key, json, now(), maxKeys],
+          });
+          if (rowsAffected === 0) throw full();
+          return { bytes };
+        },
+      },
+      delete: {
+        description: "Removes a key; true when it was there",
+        input: z.object({ key }),
+        output: z.boolean(),
+        destructive: true,
+        execute: async ({ key }) => {
+          await ready();
+          const { rowsAffected } = await db.execute({
+            sql: DELETE,
+            args: [namespace, key],
+          });
+          return rowsAffected > 0;
+        },
+      },
+      list: {
+        description: "Keys in order, with their sizes; pass nextCursor back for the next page",
+        input: z.object({
+          prefix: z.string().max(maxKeyLength).optional(),
+          limit: z.number().int().min(1).max(MAX_STATE_LIST_LIMIT).optional(),
+          cursor: z.string().refine((c) => decodeCursor(c) !== undefined, {
+            message: "is not a cursor list() made; pass nextCursor as it came",
+          }).optional(),
+        }),
+        output: z.object({
+          items: z.array(z.object({ key: z.string(), bytes: z.number(), updatedAt: z.string() })),
+          nextCursor: z.string().optional(),
+        }),
+        readOnly: true,
+        execute: async ({ prefix, limit, cursor }) => {
+          const after = cursor === undefined ? "" : decodeCursor(cursor) ?? "";
+          const pageSize = limit ?? DEFAULT_STATE_LIST_LIMIT;
+          await ready();
+          const { rows } = await db.execute({
+            sql: LIST,
+            args: [namespace, after, prefix ?? "", pageSize + 1],
+          });
+          const items = rows.slice(0, pageSize).map((r) => ({
+            key: String(r.key),
+            bytes: Number(r.bytes),
+            updatedAt: new Date(Number(r.updated_at)).toISOString(),
+          }));
+          const page: { items: typeof items; nextCursor?: string } = { items };
+          if (rows.length > pageSize) page.nextCursor = encodeCursor(items[items.length - 1].key);
+          return page;
+        },
+      },
+      increment: {
+        description:
+          "Adds `by` (default 1) to the number under a key, starting from 0, atomically; returns the new number",
+        input: z.object({ key, by: z.number().optional() }),
+        output: z.number(),
+        execute: async ({ key, by }) => {
+          const step = by ?? 1;
+          // Integers go to SQLite as integers, so counters stay exact and print without ".0".
+          const bound = Number.isSafeInteger(step) ? BigInt(step) : step;
+          await ready();
+          const { rows } = await db.execute({
+            sql: INCREMENT,
+            args: [namespace, key, bound, now(), maxKeys],
+          });
+          if (rows.length > 0) return Number(JSON.parse(String(rows[0].value)));
+          const { rows: held } = await db.execute({
+            sql: TYPE_OF,
+            args: [namespace, key],
+          });
+          if (held.length === 0) throw full();
+          throw new CordonError(
+            "invalid_input",
+            `"${key}" holds a JSON ${
+              held[0].type
+            }, not a number; set it to a number or use another key`,
+          );
+        },
+      },
+    },
+  });
+  // The size check needs only the arguments, so it runs with input validation and the script
+  // sees `value_too_large` itself rather than a failed call.
+  const set = connector.tools.find((t) => t.name === "set") as Tool;
+  const checkShape = set.validateInput!;
+  set.validateInput = (args) => {
+    const v = checkShape(args);
+    if (!v.ok) return v;
+    const { key: k, value } = v.value as { key: string; value: unknown };
+    const bytes = encoder.encode(JSON.stringify(value)).length;
+    return bytes > maxValueBytes ? { ok: false, error: tooLarge(k, bytes).toInfo() } : v;
+  };
+  connector.start = async () => {
+    await ready();
+  };
+  return connector;
+}
