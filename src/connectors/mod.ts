@@ -52,3 +52,12 @@ export {
   stateConnector,
   type StateConnectorOptions,
 } from "./builtin/mod.ts";
+export {
+  type McpApprovalOptions,
+  McpConnector,
+  mcpConnector,
+  type McpHttpOptions,
+  type McpStdioOptions,
+  type McpTool,
+  type ToolsChangedListener,
+} from "./mcp/mod.ts";
