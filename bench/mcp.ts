@@ -83,8 +83,67 @@ export async function mcpBench(samples: number): Promise<{
   }
 }
 
+/** Scripts per sample pair in the end-to-end figure (each pair: 0 calls and `E2E_CALLS` calls). */
+const E2E_CALLS = 50;
+
+/**
+ * End to end: a script in the sandbox making {@link E2E_CALLS} sequential `get-sum` calls,
+ * minus the same script with none, per call, against a direct SDK call to a server of the same
+ * kind. This is the issue's figure: what Cordon adds per call (≤ 200 µs p50 is the target).
+ */
+export async function mcpEndToEndBench(pairs: number): Promise<{
+  directUs: { p50: number; p95: number };
+  throughCordonUs: { p50: number; p95: number };
+  addedUs: number;
+}> {
+  const { createRuntime } = await import("../mod.ts");
+  const command = await everythingStdio();
+  await using rt = await createRuntime({
+    db: ":memory:",
+    pool: { size: 2 },
+    typecheck: "off",
+    connectors: [
+      mcpConnector({ name: "everything", ...command, startupTimeoutMs: FIRST_START_TIMEOUT_MS }),
+    ],
+  });
+  const script = (n: number) =>
+    `let last;\nfor (let i = 0; i < ${n}; i++) last = await everything["get-sum"]({ a: 20, b: 22 });\nreturn last ?? null;`;
+  const client = new Client({ name: "cordon-bench", version: "0.0.0" });
+  await client.connect(new StdioClientTransport({ ...command, stderr: "ignore" }));
+  try {
+    const perCall: number[] = [];
+    const direct: number[] = [];
+    for (let i = 0; i < pairs + 2; i++) {
+      await rt.warm();
+      const zero = await timed(() => rt.execute({ code: script(0) }));
+      await rt.warm();
+      const many = await timed(() => rt.execute({ code: script(E2E_CALLS) }));
+      check(many.value.status === "completed", `the ${E2E_CALLS}-call script completed`);
+      const d = await timed(async () => {
+        for (let k = 0; k < E2E_CALLS; k++) {
+          await client.callTool({ name: "get-sum", arguments: ARGS });
+        }
+      });
+      if (i < 2) continue;
+      perCall.push(((many.ms - zero.ms) / E2E_CALLS) * 1000);
+      direct.push((d.ms / E2E_CALLS) * 1000);
+    }
+    const t = brief(perCall, 1);
+    const d = brief(direct, 1);
+    return { directUs: d, throughCordonUs: t, addedUs: round(t.p50 - d.p50, 1) };
+  } finally {
+    await client.close();
+  }
+}
+
 if (import.meta.main) {
   const arg = Deno.args.find((a) => a.startsWith("--samples="));
   const samples = arg ? Number(arg.slice("--samples=".length)) : 500;
-  console.log(JSON.stringify(await mcpBench(samples), null, 2));
+  console.log(
+    JSON.stringify(
+      { connector: await mcpBench(samples), endToEnd: await mcpEndToEndBench(10) },
+      null,
+      2,
+    ),
+  );
 }

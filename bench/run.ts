@@ -10,12 +10,13 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile, discovery. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery, mcp. See docs/benchmarks.md.
  *
  * @module
  */
 import { idleMemoryBench, sustainedBench } from "./capacity.ts";
 import { discoveryBench } from "./discovery.ts";
+import { mcpBench, mcpEndToEndBench } from "./mcp.ts";
 import { durableBench } from "./durable.ts";
 import {
   benchRuntime,
@@ -45,6 +46,7 @@ const SECTIONS = [
   "durable",
   "transpile",
   "discovery",
+  "mcp",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -160,6 +162,8 @@ function targets(r: Figures): Record<string, Target> {
       `tokens (${disc.modelDescription.tools} tools)`,
     );
   }
+  const mcp = r.mcp as { endToEnd: { addedUs: number } } | undefined;
+  if (mcp) atMost("mcpAddedPerCallP50", mcp.endToEnd.addedUs, 200, "µs over a direct SDK call");
   return out;
 }
 
@@ -231,6 +235,12 @@ async function main() {
   });
   await step("discovery", "type check, search, model description", async () => {
     results.discovery = await discoveryBench({ typecheck: s.typecheck, search: s.search });
+  });
+  await step("mcp", "MCP calls: connector and end to end vs the SDK", async () => {
+    results.mcp = {
+      connector: await mcpBench(quick ? 200 : 1_000),
+      endToEnd: await mcpEndToEndBench(quick ? 4 : 12),
+    };
   });
 
   const summary = {
