@@ -8,181 +8,49 @@
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import {
-  httpConnector,
-  type HttpConnectorOptions,
-  stateConnector,
-  type StateConnectorOptions,
-} from "../connectors/builtin/mod.ts";
+import { httpConnector, stateConnector } from "../connectors/builtin/mod.ts";
 import { ConnectorRegistry } from "../connectors/registry.ts";
-import type { Connector, ConnectorInfo } from "../connectors/types.ts";
+import type { Connector } from "../connectors/types.ts";
 import { CordonError } from "../errors.ts";
 import { hostDeniedAddresses } from "../sandbox/policy.ts";
-import { detectMemoryGuard, type MemoryGuardKind } from "../sandbox/cgroup.ts";
+import { detectMemoryGuard } from "../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { CallStore } from "../store/calls.ts";
 import { openDb } from "../store/client.ts";
-import { EXECUTION_STATUSES, type ExecutionStatus, ExecutionStore } from "../store/executions.ts";
+import { EXECUTION_STATUSES, ExecutionStore } from "../store/executions.ts";
 import { LogStore } from "../store/logs.ts";
 import { migrate } from "../store/migrations.ts";
 import { ShapeStore } from "../store/shapes.ts";
 import { SnippetStore } from "../store/snippets.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
-import { Checker, type TypecheckMode } from "./checker.ts";
-import { type DiscoveryApi, discoveryApi, platformHost } from "./discovery_api.ts";
+import { Checker } from "./checker.ts";
+import { discoveryApi, platformHost } from "./discovery_api.ts";
 import { Snippets } from "./snippets.ts";
 import * as control from "./control.ts";
 import { type DurabilitySettings, Engine, toCallRecord } from "./engine.ts";
-import { configureLimits, type Limits } from "./limits.ts";
-import type { CallRecord, ExecuteRequest, ExecuteResult, PendingAction } from "./types.ts";
+import { configureLimits } from "./limits.ts";
+import {
+  DEFAULT_DURABILITY,
+  DEFAULT_POOL_SIZE,
+  type ExecutionDetails,
+  type ExecutionSummary,
+  type Runtime,
+  type RuntimeOptions,
+} from "./runtime_types.ts";
+import type { ExecuteRequest } from "./types.ts";
 
-/** Children kept warm when the caller does not say. */
-export const DEFAULT_POOL_SIZE = 2;
-
-/** Durability settings a runtime may be given. */
-export interface DurabilityOptions extends DurabilitySettings {
-  /** Paused executions older than this are rejected as `expired` (ms). */
-  expireAfterMs: number;
-  /** How often the expiry runs (ms). */
-  expireEveryMs: number;
-}
-
-/** Durability defaults, each with its reason. */
-export const DEFAULT_DURABILITY: Readonly<DurabilityOptions> = Object.freeze({
-  // Long enough for a person at the screen to approve; short enough not to hoard children.
-  holdMs: 5 * 60_000,
-  // An idle child costs about 10 MiB; 16 held children is a bounded cost.
-  maxHeld: 16,
-  // A node that stops renewing for this long is taken for dead.
-  leaseMs: 15_000,
-  // The durable call-log bound from DESIGN.md (UTF-8 bytes).
-  maxDurableValueBytes: 1_000_000,
-  // A paused run nobody decided in a day is stale.
-  expireAfterMs: 24 * 60 * 60_000,
-  expireEveryMs: 60 * 60_000,
-});
-
-/** Options for {@link createRuntime}. */
-export interface RuntimeOptions {
-  connectors?: readonly Connector[];
-  /**
-   * The database: `file:…` (default `file:<dataDir>/cordon.db`), `:memory:`, or a libSQL server
-   * (`libsql://…`, `http://…`).
-   */
-  db?: string;
-  /** Auth token for a libSQL server. */
-  dbAuthToken?: string;
-  /** Where a default `file:` database lives (default `./.cordon`). */
-  dataDir?: string;
-  /** Defaults for every execution. */
-  limits?: Partial<Limits>;
-  /** The most an execution may ask for. */
-  maxLimits?: Partial<Limits>;
-  pool?: {
-    /** Children kept warm with the default policy (0 turns the pool off). */
-    size?: number;
-  };
-  sandbox?: SandboxOptions;
-  durability?: Partial<DurabilityOptions>;
-  /**
-   * The type check an execution gets when it does not say (default `warn`: beside the run,
-   * diagnostics returned). The checker thread starts on the first check.
-   */
-  typecheck?: TypecheckMode;
-  /**
-   * Built-in connectors: `state` (durable key-value memory in this runtime's database) and
-   * `http` (host-side requests to allowed hosts, with secrets the script never sees).
-   */
-  builtins?: {
-    state?: Omit<StateConnectorOptions, "db">;
-    http?: HttpConnectorOptions;
-  };
-}
-
-/** Where and how children run. */
-export interface SandboxOptions {
-  /** The Deno binary for children (default: the one running this code). */
-  denoPath?: string;
-  /** Cordon's own DENO_DIR for children (default: a `cordon/deno` folder in the temp dir). */
-  denoDir?: string;
-  /** `auto` uses a cgroup memory limit where the host allows; `off` relies on the heap cap. */
-  cgroups?: "auto" | "off";
-  /**
-   * Let an execution's allowed hosts reach private and loopback addresses.
-   * For local development and tests only.
-   */
-  allowPrivateNetwork?: boolean;
-}
-
-/** What this runtime can do on this host. */
-export interface RuntimeCapabilities {
-  deno: string;
-  transpiler: "sucrase";
-  memoryGuard: { kind: MemoryGuardKind; reason: string };
-  pool: { size: number; idle: number };
-  limits: Limits;
-  maxLimits: Limits;
-  db: string;
-  nodeId: string;
-  declarationHash: string;
-}
-
-/** An execution as listed. */
-export interface ExecutionSummary {
-  executionId: string;
-  status: ExecutionStatus;
-  createdAt: number;
-  updatedAt: number;
-  endedAt?: number;
-  passes: number;
-  error?: { code: string; message: string };
-}
-
-/** An execution with its code, outcome and whole call log. */
-export interface ExecutionDetails extends ExecutionSummary {
-  code: string;
-  input: unknown;
-  result?: unknown;
-  connectors: string[];
-  declarationHash: string;
-  calls: (CallRecord & { result?: unknown })[];
-  pending: PendingAction[];
-}
-
-/** The engine. Dispose it (`await using`) to kill every child it started. */
-export interface Runtime extends AsyncDisposable, DiscoveryApi {
-  /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
-  execute(request: ExecuteRequest): Promise<ExecuteResult>;
-  /** Approves waiting calls and returns the next outcome (live, or by replay). */
-  approve(executionId: string, options?: { seq?: number }): Promise<ExecuteResult>;
-  /** Rejects waiting calls (they throw `rejected` in the script) and returns the next outcome. */
-  reject(executionId: string, options?: { seq?: number; reason?: string }): Promise<ExecuteResult>;
-  /** Supplies the value of a client-resolved call and returns the next outcome. */
-  resolve(executionId: string, seq: number, value: unknown): Promise<ExecuteResult>;
-  /** Reverts applied calls newest first and marks the execution `rolled_back`. */
-  rollback(executionId: string): Promise<control.RollbackReport>;
-  /** Every call waiting for a decision, across executions. */
-  pending(): Promise<PendingAction[]>;
-  /** Executions newest first. */
-  executions(options?: { status?: ExecutionStatus; limit?: number; cursor?: string }): Promise<{
-    items: ExecutionSummary[];
-    nextCursor?: string;
-  }>;
-  /** One execution with its call log; `undefined` if unknown. */
-  execution(executionId: string): Promise<ExecutionDetails | undefined>;
-  deleteExecution(executionId: string): Promise<boolean>;
-  /** Keeps the newest `keep` ended executions; returns how many were deleted. */
-  pruneExecutions(options: { keep: number }): Promise<number>;
-  /** Rejects paused executions older than `maxAgeMs`; returns their ids. */
-  expirePaused(options: { maxAgeMs: number }): Promise<string[]>;
-  /** The connectors and their tools, as data. */
-  connectors(): ConnectorInfo[];
-  capabilities(): RuntimeCapabilities;
-  /** Resolves once the pool has its children waiting and the type checker is warm. */
-  warm(): Promise<void>;
-  close(): Promise<void>;
-}
+export {
+  DEFAULT_DURABILITY,
+  DEFAULT_POOL_SIZE,
+  type DurabilityOptions,
+  type ExecutionDetails,
+  type ExecutionSummary,
+  type Runtime,
+  type RuntimeCapabilities,
+  type RuntimeOptions,
+  type SandboxOptions,
+} from "./runtime_types.ts";
 
 function guestEntryPath(): string {
   const url = new URL("../sandbox/guest/entry.ts", import.meta.url);
