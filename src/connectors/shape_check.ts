@@ -11,18 +11,10 @@ const MAX_CHECK_DEPTH = 64;
 /** Far above any budget; bounds the time spent on a crafted row. */
 const MAX_CHECK_NODES = 100_000;
 
-const SCALARS: ReadonlySet<string> = new Set([
-  "string",
-  "integer",
-  "number",
-  "bigint",
-  "boolean",
-  "date",
-  "bytes",
-  "undefined",
-  "null",
-  "unknown",
-]);
+/** Kinds with no parts of their own: every kind but the containers. */
+const SCALARS: ReadonlySet<string> = new Set(
+  SHAPE_KIND_ORDER.filter((k) => !["object", "record", "array", "set", "map"].includes(k)),
+);
 
 /** The keys each kind may have besides `kind`. */
 const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
