@@ -101,8 +101,18 @@ Deno.test("an MCP server dies mid-execution: the call fails typed, the next exec
   return "finished";
 } catch (e) { return { code: e.code, message: e.message }; }`,
   });
-  // Kill the server once the call is on its way.
-  await new Promise((r) => setTimeout(r, 1_000));
+  // Kill the server once the call is on its way: its entry is in the log as executing.
+  let inFlight = false;
+  for (let i = 0; i < 600 && !inFlight; i++) {
+    const [run] = (await rt.executions({ status: "running" })).items;
+    const calls = run ? (await rt.execution(run.executionId))?.calls ?? [] : [];
+    inFlight = calls.some((c) =>
+      c.tool === "trigger-long-running-operation" && c.state === "executing"
+    );
+    if (!inFlight) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(inFlight, "the long call started");
+  await new Promise((r) => setTimeout(r, 200));
   Deno.kill(firstPid, "SIGKILL");
   const out = completed(await running);
   assert.equal(out.code, "connector_unavailable", Deno.inspect(out));
