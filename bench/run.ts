@@ -3,7 +3,7 @@
  * stdout, progress on stderr.
  *
  * ```sh
- * deno task bench                      # full run (about 2 minutes)
+ * deno task bench                      # full run (about 3–4 minutes)
  * deno task bench --quick              # fewer samples
  * deno task bench --only=cold,pooled   # some sections
  * deno task bench --wait-quiet         # wait for other processes to go quiet before each section
