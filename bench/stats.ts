@@ -110,3 +110,30 @@ export function otherCpuPercent(a: CpuSnapshot, b: CpuSnapshot): number {
   if (total <= 0) return 0;
   return round((Math.max(0, b.busy - a.busy - (b.own - a.own)) / total) * 100, 1);
 }
+
+/**
+ * Runs a bench module (`moduleUrl`) in a fresh `deno` child with `--json --samples=<n>` and
+ * returns the JSON it prints, so cold figures are really cold and the child's imports stay out
+ * of this process.
+ */
+export async function inFreshChild<T>(
+  moduleUrl: string,
+  samples: number,
+  what: string,
+  flags: string[] = [],
+): Promise<T> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...flags,
+      "--allow-all",
+      new URL(moduleUrl).pathname,
+      "--json",
+      `--samples=${samples}`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  check(out.success, `the ${what} benchmark failed (exit ${out.code})`);
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}

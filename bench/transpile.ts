@@ -16,7 +16,7 @@
  * @module
  */
 import { transform as sucraseTransform } from "sucrase";
-import { check, percentile, progress, round } from "./stats.ts";
+import { check, inFreshChild, percentile, progress, round } from "./stats.ts";
 
 const TYPESCRIPT = "npm:typescript@5.9.3";
 const AMARO = "npm:amaro@1.2.1";
@@ -174,21 +174,7 @@ export async function measureTranspilers(samples = 500, maxMsEach = 6_000) {
 export async function transpileBench(samples = 500): Promise<
   Awaited<ReturnType<typeof measureTranspilers>>
 > {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-lock",
-      "--allow-all",
-      new URL(import.meta.url).pathname,
-      "--json",
-      `--samples=${samples}`,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  check(out.success, `the transpile benchmark failed (exit ${out.code})`);
-  return JSON.parse(text);
+  return await inFreshChild(import.meta.url, samples, "transpile", ["--no-lock"]);
 }
 
 if (import.meta.main) {

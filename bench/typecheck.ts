@@ -14,7 +14,16 @@
  *
  * @module
  */
-import { brief, check, cpuSnapshot, otherCpuPercent, progress, round, timed } from "./stats.ts";
+import {
+  brief,
+  check,
+  cpuSnapshot,
+  inFreshChild,
+  otherCpuPercent,
+  progress,
+  round,
+  timed,
+} from "./stats.ts";
 
 /** Tools in the benchmark catalogue: a large real deployment (20 connectors of 10). */
 const CONNECTORS = 20;
@@ -187,19 +196,7 @@ export async function measureTypecheck(samples = 200) {
 export async function typecheckBench(
   samples = 200,
 ): Promise<Awaited<ReturnType<typeof measureTypecheck>>> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      new URL(import.meta.url).pathname,
-      "--json",
-      `--samples=${samples}`,
-    ],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  check(out.success, `the typecheck benchmark failed (exit ${out.code})`);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
+  return await inFreshChild(import.meta.url, samples, "typecheck");
 }
 
 if (import.meta.main) {

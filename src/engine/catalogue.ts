@@ -176,9 +176,8 @@ export class Catalogue {
     const dot = path.indexOf(".");
     const connector = dot > 0 ? path.slice(0, dot) : "";
     const toolName = dot > 0 ? path.slice(dot + 1) : "";
-    const info = this.#registry.list().find((c) => c.name === connector);
-    const tool = info?.tools.find((t) => t.name === toolName);
-    if (!info || !tool) throw notFound(path, "tool_not_found");
+    const tool = this.#registry.tool(connector, toolName);
+    if (!tool) throw notFound(path, "tool_not_found");
     const sig = toolSignature(connector, tool);
     const d: Description = {
       kind: "tool",

@@ -42,6 +42,14 @@ export interface DiscoveryApi {
   runSnippet(name: string, input?: unknown, options?: RunSnippetOptions): Promise<ExecuteResult>;
 }
 
+/** `describe(path)` over the catalogue, typing snippet inputs from their schemas. */
+function describer(
+  catalogue: Catalogue,
+  snippets: Snippets,
+): (path: string) => Promise<Description> {
+  return (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r)));
+}
+
 /** The `codemode` host for scripts. */
 export function platformHost(
   registry: ConnectorRegistry,
@@ -51,7 +59,7 @@ export function platformHost(
   return {
     handle: (params) => handleRequest(registry, catalogue, params),
     search: (query, options) => catalogue.search(query, options),
-    describe: (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r))),
+    describe: describer(catalogue, snippets),
     snippet: (name, version, input) => snippets.module(name, version, input),
   };
 }
@@ -69,7 +77,7 @@ export function discoveryApi(
       declarationHash: catalogue.declarationHash,
     }),
     search: (query, options) => catalogue.search(query, options),
-    describe: (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r))),
+    describe: describer(catalogue, snippets),
     modelDescription: async () =>
       describeForModel(engine.parts.registry.list(), (await snippets.list()).length),
     saveSnippet: (name, options) => snippets.save(name, options),

@@ -42,8 +42,8 @@ export {
 } from "./limits.ts";
 export { LogBuffer } from "./logs.ts";
 export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
+export { createRuntime } from "./runtime.ts";
 export {
-  createRuntime,
   DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,
   type DurabilityOptions,
@@ -53,7 +53,7 @@ export {
   type RuntimeCapabilities,
   type RuntimeOptions,
   type SandboxOptions,
-} from "./runtime.ts";
+} from "./runtime_types.ts";
 export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } from "./source.ts";
 export type {
   CallRecord,

@@ -24,7 +24,7 @@ import { ShapeStore } from "../store/shapes.ts";
 import { SnippetStore } from "../store/snippets.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
-import { Checker } from "./checker.ts";
+import { Checker, TYPECHECK_MODES } from "./checker.ts";
 import { discoveryApi, platformHost } from "./discovery_api.ts";
 import { Snippets } from "./snippets.ts";
 import * as control from "./control.ts";
@@ -39,18 +39,6 @@ import {
   type RuntimeOptions,
 } from "./runtime_types.ts";
 import type { ExecuteRequest } from "./types.ts";
-
-export {
-  DEFAULT_DURABILITY,
-  DEFAULT_POOL_SIZE,
-  type DurabilityOptions,
-  type ExecutionDetails,
-  type ExecutionSummary,
-  type Runtime,
-  type RuntimeCapabilities,
-  type RuntimeOptions,
-  type SandboxOptions,
-} from "./runtime_types.ts";
 
 function guestEntryPath(): string {
   const url = new URL("../sandbox/guest/entry.ts", import.meta.url);
@@ -140,7 +128,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     denyAddresses: hostDeniedAddresses(),
   };
   const typecheck = options.typecheck ?? "warn";
-  if (!["off", "warn", "strict"].includes(typecheck)) {
+  if (!TYPECHECK_MODES.includes(typecheck)) {
     db.close();
     throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
   }
@@ -162,7 +150,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     calls,
     logs: new LogStore(db),
     durability: durability satisfies DurabilitySettings,
-    declarationHash: catalogue.declarationHash,
+    // Read through, so a connector's tool-list change reaches new executions.
+    get declarationHash() {
+      return catalogue.declarationHash;
+    },
     platform: platformHost(registry, catalogue, snippets),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
   });
@@ -189,7 +180,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         try {
           registry.refresh(c.name);
           catalogue.toolsChanged();
-          engine.parts.declarationHash = catalogue.declarationHash;
         } catch {
           // A list with a bad tool name is refused; the old one stays.
         }
