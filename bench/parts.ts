@@ -225,6 +225,8 @@ async function storeWritesUs(url: string, calls: number): Promise<number> {
     const now = Date.now();
     await new ExecutionStore(db).create({
       id,
+      namespace: "default",
+      logRef: `log_${id}`,
       code: "",
       input: null,
       connectors: ["math"],

@@ -13,3 +13,10 @@ export function newId(prefix: string, now: number = Date.now()): string {
   for (const b of random) hex += b.toString(16).padStart(2, "0");
   return `${prefix}_${time}${hex}`;
 }
+
+/** Makes a capability such as `log_…`: 256 random bits, base64url, nothing that sorts or leaks. */
+export function newSecret(prefix: string): string {
+  const random = crypto.getRandomValues(new Uint8Array(32));
+  const b64 = btoa(String.fromCharCode(...random));
+  return `${prefix}_${b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+}

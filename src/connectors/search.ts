@@ -22,6 +22,11 @@ export interface SearchDocument {
   name: string;
   connector?: string;
   description: string;
+  /**
+   * The namespace that sees it (snippets). A document without one is seen by every search;
+   * one with a namespace only by searches in it.
+   */
+  namespace?: string;
 }
 
 /** A ranked result: the document and its score (higher is better; 0 when listing). */
@@ -35,6 +40,8 @@ export interface SearchOptions {
   limit?: number;
   /** `nextCursor` of the previous page of the same query. */
   cursor?: string;
+  /** Only documents without a namespace or in this one; all when absent. */
+  namespace?: string;
 }
 
 /** One page of results. */
@@ -138,7 +145,8 @@ function checkDocument(doc: SearchDocument): void {
     (doc.kind === "tool" || doc.kind === "snippet") &&
     typeof doc.path === "string" && doc.path !== "" &&
     typeof doc.name === "string" && typeof doc.description === "string" &&
-    (doc.connector === undefined || typeof doc.connector === "string");
+    (doc.connector === undefined || typeof doc.connector === "string") &&
+    (doc.namespace === undefined || typeof doc.namespace === "string");
   if (!ok) {
     throw new CordonError(
       "invalid_request",
@@ -169,11 +177,13 @@ export class SearchIndex {
   /** Every document by path, built on the first blank query after a change. */
   #listing: SearchDocument[] | undefined;
   readonly #mini = new MiniSearch<SearchDocument>({
-    idField: "path",
+    idField: "key",
     fields: ["name", "connector", "description"],
     // Snippets have no connector; the word "snippet" lets a query ask for them.
     extractField: (doc, field) =>
-      field === "connector"
+      field === "key"
+        ? keyOf(doc)
+        : field === "connector"
         ? doc.kind === "snippet" ? `snippet ${doc.connector ?? ""}` : doc.connector ?? ""
         : (doc as unknown as Record<string, string>)[field],
     tokenize: splitWords,
@@ -189,7 +199,7 @@ export class SearchIndex {
   /** Adds `doc`, replacing the document with the same path if there is one. */
   add(doc: SearchDocument): void {
     checkDocument(doc);
-    this.remove(doc.path);
+    this.remove(doc.path, doc.namespace);
     const copy: SearchDocument = {
       kind: doc.kind,
       path: doc.path,
@@ -197,17 +207,19 @@ export class SearchIndex {
       description: doc.description,
     };
     if (doc.connector !== undefined) copy.connector = doc.connector;
-    this.#docs.set(copy.path, copy);
+    if (doc.namespace !== undefined) copy.namespace = doc.namespace;
+    this.#docs.set(keyOf(copy), copy);
     this.#mini.add(copy);
     this.#listing = undefined;
   }
 
-  /** Removes the document at `path`; false if there was none. */
-  remove(path: string): boolean {
-    const doc = this.#docs.get(path);
+  /** Removes the document at `path` (in `namespace`); false if there was none. */
+  remove(path: string, namespace?: string): boolean {
+    const key = keyOf({ path, namespace });
+    const doc = this.#docs.get(key);
     if (!doc) return false;
     this.#mini.remove(doc);
-    this.#docs.delete(path);
+    this.#docs.delete(key);
     this.#listing = undefined;
     return true;
   }
@@ -246,9 +258,16 @@ export class SearchIndex {
     const queryHash = hashText(terms.join(" "));
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);
 
-    const ranked = terms.length === 0 ? this.#listAll() : this.#rank(terms);
+    let ranked = terms.length === 0 ? this.#listAll() : this.#rank(terms);
+    const ns = options.namespace;
+    if (ns !== undefined) {
+      ranked = ranked.filter(({ doc }) => doc.namespace === undefined || doc.namespace === ns);
+    }
     // Hits are copied only for the page: callers may keep or change them.
-    const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => ({ ...doc, score }));
+    const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => {
+      const { namespace: _ns, ...rest } = doc;
+      return { ...rest, score };
+    });
     const page: SearchPage = { items, total: ranked.length };
     if (offset + limit < ranked.length) page.nextCursor = encodeCursor(offset + limit, queryHash);
     return page;
@@ -286,6 +305,11 @@ export class SearchIndex {
 interface Ranked {
   doc: SearchDocument;
   score: number;
+}
+
+/** Unique per document: the path, qualified by the namespace when there is one. */
+function keyOf(doc: { path: string; namespace?: string }): string {
+  return doc.namespace === undefined ? doc.path : `${doc.namespace}\u0000${doc.path}`;
 }
 
 /** Code-unit order: the same on every machine and locale. */

@@ -13,6 +13,7 @@ import { buildDeclarations, toolSignature } from "../connectors/typegen/mod.ts";
 import { CordonError } from "../errors.ts";
 import type { ShapeStore } from "../store/shapes.ts";
 import type { SnippetRow } from "../store/snippets.ts";
+import { checkNamespace } from "./namespace.ts";
 
 /** What `describe()` returns for a tool or a snippet. */
 export interface Description {
@@ -116,7 +117,7 @@ export class Catalogue {
     const c = new Catalogue(registry, shapes);
     const docs = c.#toolDocuments();
     for (const s of snippets) {
-      c.#snippets.set(s.name, s);
+      c.#snippets.set(snippetKey(s.namespace, s.name), s);
       docs.push(snippetDocument(s));
     }
     c.#index.replaceAll(docs);
@@ -132,32 +133,40 @@ export class Catalogue {
     return c;
   }
 
-  /** Ranks tools and snippets for a query. */
-  search(query: string, options: { limit?: number; cursor?: string } = {}): SearchPage {
+  /** Ranks tools and the namespace's snippets for a query. */
+  search(
+    query: string,
+    options: { limit?: number; cursor?: string; namespace?: string } = {},
+  ): SearchPage {
     if (typeof query !== "string") {
       throw new CordonError("invalid_request", "search() needs a query string");
     }
-    return this.#index.search(query, options);
+    return this.#index.search(query, { ...options, namespace: checkNamespace(options.namespace) });
   }
 
   /** A snippet was saved (or a new version) or deleted. */
-  snippetChanged(name: string, row: SnippetRow | undefined): void {
+  snippetChanged(namespace: string, name: string, row: SnippetRow | undefined): void {
     if (row) {
-      this.#snippets.set(name, row);
+      this.#snippets.set(snippetKey(namespace, name), row);
       this.#index.add(snippetDocument(row));
     } else {
-      this.#snippets.delete(name);
-      this.#index.remove(`snippet:${name}`);
+      this.#snippets.delete(snippetKey(namespace, name));
+      this.#index.remove(`snippet:${name}`, namespace);
     }
   }
 
-  /** Describes `connector.tool` or `snippet:name`. */
-  describe(path: string, snippetTypes?: (row: SnippetRow) => string): Description {
+  /** Describes `connector.tool` or `snippet:name` (a snippet of `namespace`). */
+  describe(
+    path: string,
+    snippetTypes?: (row: SnippetRow) => string,
+    namespace?: string,
+  ): Description {
     if (typeof path !== "string" || path === "") {
       throw new CordonError("invalid_request", "describe() needs a path like math.add");
     }
     if (path.startsWith("snippet:")) {
-      const row = this.#snippets.get(path.slice("snippet:".length));
+      const key = snippetKey(checkNamespace(namespace), path.slice("snippet:".length));
+      const row = this.#snippets.get(key);
       if (!row) throw notFound(path, "snippet_not_found");
       const input = snippetTypes ? snippetTypes(row) : "unknown";
       return {
@@ -215,7 +224,17 @@ export class Catalogue {
 }
 
 function snippetDocument(s: SnippetRow): SearchDocument {
-  return { kind: "snippet", path: `snippet:${s.name}`, name: s.name, description: s.description };
+  return {
+    kind: "snippet",
+    path: `snippet:${s.name}`,
+    name: s.name,
+    description: s.description,
+    namespace: s.namespace,
+  };
+}
+
+function snippetKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
 }
 
 function notFound(path: string, code: "tool_not_found" | "snippet_not_found"): CordonError {

@@ -200,6 +200,7 @@ export async function rollback(engine: Engine, executionId: string): Promise<Rol
       `Execution ${row.id} changed while rolling back; try again`,
     );
   }
+  engine.parts.events.emit({ type: "done", executionId: row.id, status: "rolled_back" });
   const live = engine.live.get(row.id);
   if (live) {
     engine.live.delete(row.id);

@@ -20,25 +20,36 @@ import type { ExecuteRequest, ExecuteResult } from "./types.ts";
 /** Options for `runSnippet()`: an execution's settings besides its code and input. */
 export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typecheck">;
 
+/** Which namespace a call acts in (the default one when absent). */
+export interface InNamespace {
+  namespace?: string;
+}
+
 /** Discovery and snippets, as the runtime offers them. */
 export interface DiscoveryApi {
   /** The TypeScript declarations of every connector and `codemode`, and their hash. */
   types(): { declarations: string; declarationHash: string };
-  /** Ranks tools and snippets for a query, paged. */
-  search(query: string, options?: { limit?: number; cursor?: string }): SearchPage;
+  /** Ranks tools and the namespace's snippets for a query, paged. */
+  search(query: string, options?: { limit?: number; cursor?: string } & InNamespace): SearchPage;
   /** Describes `connector.tool` or `snippet:name`. */
-  describe(path: string): Promise<Description>;
+  describe(path: string, options?: InNamespace): Promise<Description>;
   /** The compact description of code mode a model sees (the `execute` tool's description). */
-  modelDescription(): Promise<string>;
-  /** Saves a completed execution's code under `name` (a new version if the name exists). */
+  modelDescription(options?: InNamespace): Promise<string>;
+  /**
+   * Saves a completed execution's code under `name` (a new version if the name exists), in the
+   * execution's namespace.
+   */
   saveSnippet(name: string, options: SaveSnippetOptions): Promise<SnippetInfo>;
-  /** The newest version of every snippet. */
-  snippets(): Promise<SnippetInfo[]>;
+  /** The newest version of every snippet in a namespace. */
+  snippets(options?: InNamespace): Promise<SnippetInfo[]>;
   /** One snippet with its code and versions; `undefined` if unknown. */
-  snippet(name: string): Promise<SnippetDetails | undefined>;
+  snippet(name: string, options?: InNamespace): Promise<SnippetDetails | undefined>;
   /** Deletes every version of a snippet. */
-  deleteSnippet(name: string): Promise<boolean>;
-  /** Runs a snippet's newest version with `input` (validated against its input schema). */
+  deleteSnippet(name: string, options?: InNamespace): Promise<boolean>;
+  /**
+   * Runs a snippet's newest version with `input` (validated against its input schema); the
+   * snippet is looked up in `options.namespace`, where the execution also runs.
+   */
   runSnippet(name: string, input?: unknown, options?: RunSnippetOptions): Promise<ExecuteResult>;
 }
 
@@ -46,8 +57,9 @@ export interface DiscoveryApi {
 function describer(
   catalogue: Catalogue,
   snippets: Snippets,
-): (path: string) => Promise<Description> {
-  return (path) => Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r)));
+): (path: string, namespace?: string) => Promise<Description> {
+  return (path, namespace) =>
+    Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r), namespace));
 }
 
 /** The `codemode` host for scripts. */
@@ -58,9 +70,9 @@ export function platformHost(
 ): PlatformHost {
   return {
     handle: (params) => handleRequest(registry, catalogue, params),
-    search: (query, options) => catalogue.search(query, options),
+    search: (query, options, namespace) => catalogue.search(query, { ...options, namespace }),
     describe: describer(catalogue, snippets),
-    snippet: (name, version, input) => snippets.module(name, version, input),
+    snippet: (name, version, input, namespace) => snippets.module(name, version, input, namespace),
   };
 }
 
@@ -71,24 +83,28 @@ export function discoveryApi(
   snippets: Snippets,
   execute: (request: ExecuteRequest) => Promise<ExecuteResult>,
 ): DiscoveryApi {
+  const describe = describer(catalogue, snippets);
   return {
     types: () => ({
       declarations: catalogue.declarations,
       declarationHash: catalogue.declarationHash,
     }),
     search: (query, options) => catalogue.search(query, options),
-    describe: describer(catalogue, snippets),
-    modelDescription: async () =>
-      describeForModel(engine.parts.registry.list(), (await snippets.list()).length),
+    describe: (path, options) => describe(path, options?.namespace),
+    modelDescription: async (options) =>
+      describeForModel(
+        engine.parts.registry.list(),
+        (await snippets.list(options?.namespace)).length,
+      ),
     saveSnippet: (name, options) => snippets.save(name, options),
-    snippets: () => snippets.list(),
-    snippet: (name) => snippets.get(name),
-    deleteSnippet: (name) => snippets.delete(name),
+    snippets: (options) => snippets.list(options?.namespace),
+    snippet: (name, options) => snippets.get(name, options?.namespace),
+    deleteSnippet: (name, options) => snippets.delete(name, options?.namespace),
     async runSnippet(name, input, options = {}) {
       const startedAt = performance.now();
       let prepared;
       try {
-        prepared = await snippets.prepare(name, undefined, input);
+        prepared = await snippets.prepare(name, undefined, input, options.namespace);
       } catch (err) {
         if (!(err instanceof CordonError)) throw err;
         return early(newId("exec"), startedAt, err.toInfo(), engine.parts);

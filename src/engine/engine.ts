@@ -8,7 +8,7 @@
  */
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
-import { newId } from "../ids.ts";
+import { newId, newSecret } from "../ids.ts";
 import type { MemoryGuard } from "../sandbox/cgroup.ts";
 import { type ChildEnvironment, SandboxChild } from "../sandbox/child.ts";
 import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../sandbox/policy.ts";
@@ -21,6 +21,8 @@ import { type Limits, resolveLimits } from "./limits.ts";
 import { Pass, type PassEvent } from "./pass.ts";
 import type { PlatformHost } from "./platform.ts";
 import { prepareSource } from "./source.ts";
+import type { EventHub, ExecutionEvent } from "./events.ts";
+import { checkNamespace } from "./namespace.ts";
 import type {
   CallRecord,
   Diagnostic,
@@ -62,6 +64,8 @@ export interface EngineParts {
   platform?: PlatformHost;
   /** Sees each applied tool result (observed output shapes). */
   observe?(connector: string, tool: string, value: unknown): void;
+  /** Live events for listeners (the service's server-sent events). */
+  events: EventHub;
 }
 
 interface LiveRun {
@@ -150,6 +154,7 @@ export class Engine {
     }
     let limits: Limits;
     let policy: SandboxPolicy;
+    let namespace: string;
     try {
       if (request === null || typeof request !== "object") {
         throw new CordonError("invalid_request", "execute() takes an object with code");
@@ -158,12 +163,15 @@ export class Engine {
       if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
       limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
       policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
+      namespace = checkNamespace(request.namespace);
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }
     const now = Date.now();
     const row: ExecutionRow = {
       id,
+      namespace,
+      logRef: newSecret("log"),
       code: String(request.code ?? ""),
       input: request.input,
       status: "running",
@@ -180,6 +188,8 @@ export class Engine {
       owner: this.nodeId,
       leaseUntil: now + this.parts.durability.leaseMs,
     });
+    const events = this.parts.events;
+    if (events.active) events.emit({ type: "started", executionId: id, namespace });
     return await this.runPass(row, [], startedAt);
   }
 
@@ -213,14 +223,20 @@ export class Engine {
         startedAt,
       );
     }
+    const events = this.parts.events;
     const journal = new CallJournal(
       this.parts.calls,
       row.id,
       recorded,
       this.parts.durability.maxDurableValueBytes,
+      (entry) => events.call(entry, toCallRecord),
     );
     const pass = new Pass({
       executionId: row.id,
+      namespace: row.namespace,
+      onLog: (entry) => {
+        if (events.active) events.emit({ type: "log", executionId: row.id, entry });
+      },
       child,
       pooled,
       source,
@@ -244,12 +260,17 @@ export class Engine {
     const { row, pass, startedAt } = run;
     if (event.kind === "paused") {
       await run.journal.flush();
+      await this.parts.logs.replace(row.id, pass.logs.entries);
       await this.parts.executions.transition(row.id, ["running", "paused"], "paused", {
         owner: null,
         leaseUntil: null,
       });
       this.#limitHeld(row.id);
-      return this.envelope(run, { status: "paused", pending: event.pending.map(toPendingAction) });
+      const pending = event.pending.map(toPendingAction);
+      if (this.parts.events.active) {
+        this.parts.events.emit({ type: "paused", executionId: row.id, pending });
+      }
+      return this.envelope(run, { status: "paused", pending });
     }
     this.live.delete(row.id);
     if (event.kind === "released") {
@@ -290,6 +311,9 @@ export class Engine {
     const partial = outcome.ok
       ? { status: "completed" as const, result: outcome.value }
       : { status, error: outcome.error };
+    if (this.parts.events.active) {
+      this.parts.events.emit({ type: "done", executionId: row.id, ...partial } as ExecutionEvent);
+    }
     if (run) return this.envelope(run, partial);
     return early(
       row.id,

@@ -90,12 +90,16 @@ export class CallJournal {
   #queue: { statements: InStatement[]; done: PromiseWithResolvers<void> }[] = [];
   #draining: Promise<void> | undefined;
 
+  readonly #onChange?: (entry: CallEntry) => void;
+
   constructor(
     store: CallStore,
     executionId: string,
     recorded: CallEntry[],
     maxDurableValueBytes: number,
+    onChange?: (entry: CallEntry) => void,
   ) {
+    this.#onChange = onChange;
     this.#store = store;
     this.#executionId = executionId;
     this.#maxBytes = maxDurableValueBytes;
@@ -155,6 +159,7 @@ export class CallJournal {
     // Durable before anything executes: the call waits for its entry's commit.
     await this.#write(appendStatement(entry, argsJson));
     this.touched.set(seq, entry);
+    this.#onChange?.(entry);
     return policy.needs
       ? { kind: "pending", seq, needs: policy.needs, entry }
       : { kind: "execute", seq };
@@ -234,6 +239,7 @@ export class CallJournal {
       finishStatement(this.#executionId, seq, "applied", { resultJson }),
     );
     this.touched.set(seq, entry);
+    this.#onChange?.(entry);
   }
 
   /** Records how an executed call ended. A result too large for the log fails the call. */
@@ -260,6 +266,7 @@ export class CallJournal {
       entry.endedAt = Date.now();
       if (final.ok) entry.result = final.value;
       else entry.error = final.error;
+      this.#onChange?.(entry);
     }
     // Written behind: the script goes on at once, and every later write (the next call's
     // entry, a pause, the end) commits after this one. A crash before it commits leaves the
@@ -278,7 +285,10 @@ export class CallJournal {
   /** Marks an approved entry as executing, just before it runs. */
   async markExecuting(seq: number): Promise<void> {
     const entry = this.touched.get(seq);
-    if (entry) entry.state = "executing";
+    if (entry) {
+      entry.state = "executing";
+      this.#onChange?.(entry);
+    }
     await this.#write(setStateStatement(this.#executionId, seq, "executing"));
   }
 

@@ -23,10 +23,18 @@ export class LogBuffer {
   readonly #maxInline: number;
   readonly #startedAt: number;
 
-  constructor(maxKeptBytes: number, maxInlineBytes: number, startedAt: number) {
+  readonly #onEntry?: (entry: LogEntry) => void;
+
+  constructor(
+    maxKeptBytes: number,
+    maxInlineBytes: number,
+    startedAt: number,
+    onEntry?: (entry: LogEntry) => void,
+  ) {
     this.#maxKept = maxKeptBytes;
     this.#maxInline = maxInlineBytes;
     this.#startedAt = startedAt;
+    this.#onEntry = onEntry;
   }
 
   /** Takes one `log` notification from the (untrusted) child. */
@@ -41,7 +49,13 @@ export class LogBuffer {
       return;
     }
     this.keptBytes += bytes;
-    this.entries.push({ level, message, atMs: Math.round(performance.now() - this.#startedAt) });
+    const entry: LogEntry = {
+      level,
+      message,
+      atMs: Math.round(performance.now() - this.#startedAt),
+    };
+    this.entries.push(entry);
+    this.#onEntry?.(entry);
     if (
       this.inlineCount === this.entries.length - 1 && this.#inlineBytes + bytes <= this.#maxInline
     ) {

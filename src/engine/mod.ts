@@ -17,7 +17,10 @@ export {
 export { Catalogue, type Description } from "./catalogue.ts";
 export { Checker, TYPECHECK_MODES, type TypecheckMode } from "./checker.ts";
 export { executeChecked, toDiagnostic } from "./checked.ts";
-export { type DiscoveryApi, type RunSnippetOptions } from "./discovery_api.ts";
+export { type DiscoveryApi, type InNamespace, type RunSnippetOptions } from "./discovery_api.ts";
+export { EventHub, type ExecutionEvent, type ExecutionListener } from "./events.ts";
+export { executionsApi, MAX_PAGE } from "./executions_api.ts";
+export { checkNamespace, DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from "./namespace.ts";
 export { type DurabilitySettings, Engine, type EngineParts } from "./engine.ts";
 export { describeForModel, MAX_LISTED_CONNECTORS } from "./model_prompt.ts";
 export { PLATFORM_METHODS, type PlatformHost } from "./platform.ts";
@@ -49,6 +52,7 @@ export {
   type DurabilityOptions,
   type ExecutionDetails,
   type ExecutionSummary,
+  type LogPage,
   type Runtime,
   type RuntimeCapabilities,
   type RuntimeOptions,

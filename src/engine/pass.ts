@@ -32,6 +32,7 @@ import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
 import type { PreparedSource } from "./source.ts";
+import type { LogEntry } from "./types.ts";
 import { PLATFORM_METHODS, type PlatformHost, platformRequest } from "./platform.ts";
 
 const MiB = 1024 * 1024;
@@ -54,6 +55,10 @@ export type Decision =
 /** What one pass needs. */
 export interface PassOptions {
   executionId: string;
+  /** The execution's namespace: `codemode` sees this namespace's snippets. */
+  namespace: string;
+  /** Sees each console line kept. */
+  onLog?: (entry: LogEntry) => void;
   child: SandboxChild;
   pooled: boolean;
   source: PreparedSource;
@@ -115,6 +120,7 @@ export class Pass {
       options.limits.maxConsoleBytes,
       options.limits.maxInlineConsoleBytes,
       this.startedAt,
+      options.onLog,
     );
   }
 
@@ -217,7 +223,13 @@ export class Pass {
     }
     if (PLATFORM_METHODS.has(method)) {
       await this.#thaw?.promise;
-      return await platformRequest(this.#o.platform, this.#o.journal, method, params);
+      return await platformRequest(
+        this.#o.platform,
+        this.#o.journal,
+        method,
+        params,
+        this.#o.namespace,
+      );
     }
     throw new CordonError("invalid_request", `The host does not handle ${method}`);
   }

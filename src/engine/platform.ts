@@ -19,10 +19,10 @@ import type { CallJournal } from "./journal.ts";
 
 /** What the host offers a script through `codemode`. */
 export interface PlatformHost {
-  search(query: string, options: { limit?: number; cursor?: string }): unknown;
-  describe(path: string): Promise<unknown>;
+  search(query: string, options: { limit?: number; cursor?: string }, namespace: string): unknown;
+  describe(path: string, namespace: string): Promise<unknown>;
   /** The snippet's module and validated input; `version` pins one (a replay), else the newest. */
-  snippet(name: string, version: number | undefined, input: unknown): Promise<
+  snippet(name: string, version: number | undefined, input: unknown, namespace: string): Promise<
     SnippetModule & { version: number }
   >;
   /** A uniform connector handle method (`codemode.connector(id).…`). */
@@ -45,12 +45,13 @@ function text(params: unknown, name: string): string {
   return value;
 }
 
-/** Answers one platform request. */
+/** Answers one platform request for a script running in `namespace`. */
 export async function platformRequest(
   host: PlatformHost | undefined,
   journal: CallJournal,
   method: string,
   params: unknown,
+  namespace: string,
 ): Promise<unknown> {
   if (!host) throw new CordonError("invalid_request", `This runtime does not offer ${method}`);
   const p = (params ?? {}) as Record<string, unknown>;
@@ -59,9 +60,9 @@ export async function platformRequest(
     const options: { limit?: number; cursor?: string } = {};
     if (p.limit !== undefined) options.limit = p.limit as number;
     if (p.cursor !== undefined) options.cursor = p.cursor as string;
-    return host.search(query, options);
+    return host.search(query, options, namespace);
   }
-  if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"));
+  if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
   if (method === METHOD_HANDLE) return await host.handle(params);
   const name = text(params, "name");
   const occurrence = p.occurrence;
@@ -77,10 +78,11 @@ export async function platformRequest(
       name,
       typeof version === "number" ? version : undefined,
       p.input,
+      namespace,
     );
     return { module: got.module, lineOffset: got.lineOffset, input: got.input };
   }
-  const got = await host.snippet(name, undefined, p.input);
+  const got = await host.snippet(name, undefined, p.input, namespace);
   await journal.recordStep(pinned.seq, stepName, occurrence as number, { version: got.version });
   return { module: got.module, lineOffset: got.lineOffset, input: got.input };
 }

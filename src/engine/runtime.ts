@@ -17,7 +17,7 @@ import { detectMemoryGuard } from "../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { CallStore } from "../store/calls.ts";
 import { openDb } from "../store/client.ts";
-import { EXECUTION_STATUSES, ExecutionStore } from "../store/executions.ts";
+import { ExecutionStore } from "../store/executions.ts";
 import { LogStore } from "../store/logs.ts";
 import { migrate } from "../store/migrations.ts";
 import { ShapeStore } from "../store/shapes.ts";
@@ -28,13 +28,13 @@ import { Checker, TYPECHECK_MODES } from "./checker.ts";
 import { discoveryApi, platformHost } from "./discovery_api.ts";
 import { Snippets } from "./snippets.ts";
 import * as control from "./control.ts";
-import { type DurabilitySettings, Engine, toCallRecord } from "./engine.ts";
+import { type DurabilitySettings, Engine } from "./engine.ts";
+import { EventHub } from "./events.ts";
+import { executionsApi } from "./executions_api.ts";
 import { configureLimits } from "./limits.ts";
 import {
   DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,
-  type ExecutionDetails,
-  type ExecutionSummary,
   type Runtime,
   type RuntimeOptions,
 } from "./runtime_types.ts";
@@ -50,8 +50,6 @@ function guestEntryPath(): string {
   }
   return fileURLToPath(url);
 }
-
-const MAX_PAGE = 500;
 
 /** Starts every connector that needs it, at once; if one fails, stops the others and says which. */
 async function startConnectors(connectors: readonly Connector[]): Promise<void> {
@@ -156,6 +154,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     platform: platformHost(registry, catalogue, snippets),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
+    events: new EventHub(),
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {
@@ -200,69 +199,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ) => (closed(), await engine.track(() => control.resolve(engine, id, seq, value))),
     rollback: async (id) => (closed(), await engine.track(() => control.rollback(engine, id))),
     pending: () => control.pending(engine),
-    async executions(o = {}) {
-      if (o.status !== undefined && !EXECUTION_STATUSES.includes(o.status)) {
-        throw new CordonError(
-          "invalid_request",
-          `Unknown status "${o.status}"; use one of ${EXECUTION_STATUSES.join(", ")}`,
-        );
-      }
-      const limit = Math.min(Math.max(1, Math.floor(o.limit ?? 50)), MAX_PAGE);
-      let page;
-      try {
-        page = await engine.parts.executions.list({ status: o.status, limit, cursor: o.cursor });
-      } catch (err) {
-        throw new CordonError("invalid_request", (err as Error).message);
-      }
-      const items = page.items.map((r) => {
-        const s: ExecutionSummary = {
-          executionId: r.id,
-          status: r.status,
-          createdAt: r.createdAt,
-          updatedAt: r.updatedAt,
-          passes: r.passes,
-        };
-        if (r.endedAt !== undefined) s.endedAt = r.endedAt;
-        if (r.error) s.error = { code: r.error.code, message: r.error.message };
-        return s;
-      });
-      return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
-    },
-    async execution(id) {
-      const r = await engine.parts.executions.get(String(id));
-      if (!r) return undefined;
-      const entries = await engine.parts.calls.list(r.id);
-      const d: ExecutionDetails = {
-        executionId: r.id,
-        status: r.status,
-        createdAt: r.createdAt,
-        updatedAt: r.updatedAt,
-        passes: r.passes,
-        code: r.code,
-        input: r.input,
-        connectors: r.connectors,
-        declarationHash: r.declarationHash,
-        calls: entries.map((e) => ({
-          ...toCallRecord(e),
-          ...(e.result !== undefined ? { result: e.result } : {}),
-        })),
-        pending: (await control.pending(engine)).filter((p) => p.executionId === r.id),
-      };
-      if (r.endedAt !== undefined) d.endedAt = r.endedAt;
-      if (r.result !== undefined) d.result = r.result;
-      if (r.error) d.error = r.error;
-      return d;
-    },
-    async deleteExecution(id) {
-      const r = await engine.parts.executions.get(String(id));
-      if (!r) return false;
-      if (r.status === "running") {
-        throw new CordonError("invalid_state", `Execution ${r.id} is running; wait for it to end`);
-      }
-      engine.live.get(r.id)?.pass.release();
-      engine.live.delete(r.id);
-      return await engine.parts.executions.delete(r.id);
-    },
+    ...executionsApi(engine),
     pruneExecutions(o) {
       if (!Number.isSafeInteger(o?.keep) || o.keep < 0) {
         throw new CordonError("invalid_request", "pruneExecutions() needs keep ≥ 0");

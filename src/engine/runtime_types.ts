@@ -13,7 +13,14 @@ import type * as control from "./control.ts";
 import type { DiscoveryApi } from "./discovery_api.ts";
 import type { DurabilitySettings } from "./engine.ts";
 import type { Limits } from "./limits.ts";
-import type { CallRecord, ExecuteRequest, ExecuteResult, PendingAction } from "./types.ts";
+import type { ExecutionListener } from "./events.ts";
+import type {
+  CallRecord,
+  ExecuteRequest,
+  ExecuteResult,
+  LogEntry,
+  PendingAction,
+} from "./types.ts";
 /** Children kept warm when the caller does not say. */
 export const DEFAULT_POOL_SIZE = 2;
 
@@ -108,6 +115,8 @@ export interface RuntimeCapabilities {
 /** An execution as listed. */
 export interface ExecutionSummary {
   executionId: string;
+  /** The tenant it belongs to. */
+  namespace: string;
   status: ExecutionStatus;
   createdAt: number;
   updatedAt: number;
@@ -123,8 +132,19 @@ export interface ExecutionDetails extends ExecutionSummary {
   result?: unknown;
   connectors: string[];
   declarationHash: string;
+  /** The unguessable reference its stored console lines are read by ({@link Runtime.readLogs}). */
+  logRef: string;
   calls: (CallRecord & { result?: unknown })[];
   pending: PendingAction[];
+}
+
+/** A page of stored console lines. */
+export interface LogPage {
+  executionId: string;
+  namespace: string;
+  items: (LogEntry & { seq: number })[];
+  /** Pass back as `cursor` for the next page. */
+  nextCursor?: string;
 }
 
 /** The engine. Dispose it (`await using`) to kill every child it started. */
@@ -141,14 +161,23 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   rollback(executionId: string): Promise<control.RollbackReport>;
   /** Every call waiting for a decision, across executions. */
   pending(): Promise<PendingAction[]>;
-  /** Executions newest first. */
-  executions(options?: { status?: ExecutionStatus; limit?: number; cursor?: string }): Promise<{
+  /** Executions newest first (of one namespace when given). */
+  executions(
+    options?: { status?: ExecutionStatus; namespace?: string; limit?: number; cursor?: string },
+  ): Promise<{
     items: ExecutionSummary[];
     nextCursor?: string;
   }>;
   /** One execution with its call log; `undefined` if unknown. */
   execution(executionId: string): Promise<ExecutionDetails | undefined>;
   deleteExecution(executionId: string): Promise<boolean>;
+  /** An execution's stored console lines, paged; `not_found` for an unknown reference. */
+  readLogs(options: { logRef: string; cursor?: string; limit?: number }): Promise<LogPage>;
+  /**
+   * Listens to live events of every execution this runtime runs in this process; returns the
+   * function that stops listening.
+   */
+  subscribe(listener: ExecutionListener): () => void;
   /** Keeps the newest `keep` ended executions; returns how many were deleted. */
   pruneExecutions(options: { keep: number }): Promise<number>;
   /** Rejects paused executions older than `maxAgeMs`; returns their ids. */

@@ -21,6 +21,7 @@ import type { Catalogue } from "./catalogue.ts";
 import type { Checker } from "./checker.ts";
 import { prepareSource } from "./source.ts";
 import { formOf, type TypeDiagnostic } from "./typecheck.ts";
+import { checkNamespace } from "./namespace.ts";
 
 /** Names: a letter, then letters, digits, `_` or `-`; short enough to read in a prompt. */
 export const SNIPPET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -147,6 +148,7 @@ export class Snippets {
       );
     }
     const row = await this.store.save({
+      namespace: execution.namespace,
       name,
       description: o.description.trim(),
       code: execution.code,
@@ -156,7 +158,7 @@ export class Snippets {
       sourceExecutionId: execution.id,
       createdAt: Date.now(),
     });
-    this.catalogue.snippetChanged(name, row);
+    this.catalogue.snippetChanged(row.namespace, name, row);
     return toSnippetInfo(row);
   }
 
@@ -172,12 +174,12 @@ export class Snippets {
     return [...used].sort();
   }
 
-  async list(): Promise<SnippetInfo[]> {
-    return (await this.store.latest()).map(toSnippetInfo);
+  async list(namespace?: string): Promise<SnippetInfo[]> {
+    return (await this.store.latest(checkNamespace(namespace))).map(toSnippetInfo);
   }
 
-  async get(name: string): Promise<SnippetDetails | undefined> {
-    const versions = await this.store.versions(checkName(name));
+  async get(name: string, namespace?: string): Promise<SnippetDetails | undefined> {
+    const versions = await this.store.versions(checkNamespace(namespace), checkName(name));
     if (versions.length === 0) return undefined;
     return {
       ...toSnippetInfo(versions[0]),
@@ -186,9 +188,10 @@ export class Snippets {
     };
   }
 
-  async delete(name: string): Promise<boolean> {
-    const deleted = await this.store.delete(checkName(name));
-    if (deleted) this.catalogue.snippetChanged(name, undefined);
+  async delete(name: string, namespace?: string): Promise<boolean> {
+    const ns = checkNamespace(namespace);
+    const deleted = await this.store.delete(ns, checkName(name));
+    if (deleted) this.catalogue.snippetChanged(ns, name, undefined);
     return deleted;
   }
 
@@ -202,8 +205,9 @@ export class Snippets {
     name: string,
     version: number | undefined,
     input: unknown,
+    namespace?: string,
   ): Promise<PreparedSnippet> {
-    const row = await this.store.get(checkName(name), version);
+    const row = await this.store.get(checkNamespace(namespace), checkName(name), version);
     if (!row) {
       throw new CordonError("snippet_not_found", `There is no snippet "${name}"`, {
         details: { name, ...(version === undefined ? {} : { version }) },
@@ -248,8 +252,14 @@ export class Snippets {
       diagnostics = [...checked.syntaxErrors, ...checked.diagnostics];
       row.stale = diagnostics.some((d) => d.category === "error");
       row.declarationHash = this.catalogue.declarationHash;
-      await this.store.markChecked(row.name, row.version, row.declarationHash, row.stale);
-      if (version === undefined) this.catalogue.snippetChanged(row.name, row);
+      await this.store.markChecked(
+        row.namespace,
+        row.name,
+        row.version,
+        row.declarationHash,
+        row.stale,
+      );
+      if (version === undefined) this.catalogue.snippetChanged(row.namespace, row.name, row);
     }
     return { row, input: value, diagnostics };
   }
@@ -259,8 +269,9 @@ export class Snippets {
     name: string,
     version: number | undefined,
     input: unknown,
+    namespace: string,
   ): Promise<SnippetModule & { version: number }> {
-    const { row, input: value } = await this.prepare(name, version, input);
+    const { row, input: value } = await this.prepare(name, version, input, namespace);
     const source = prepareSource(row.code);
     return {
       version: row.version,

@@ -28,6 +28,8 @@ export interface ExecuteRequest {
    * errors; `off` skips it.
    */
   typecheck?: "off" | "warn" | "strict";
+  /** The tenant the execution belongs to (default `default`); its snippets are the ones it sees. */
+  namespace?: string;
 }
 
 /** Per-execution sandbox policy. */

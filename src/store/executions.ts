@@ -30,6 +30,10 @@ export const EXECUTION_STATUSES: readonly ExecutionStatus[] = [
 /** An execution as stored. */
 export interface ExecutionRow {
   id: string;
+  /** The tenant it belongs to. */
+  namespace: string;
+  /** The unguessable reference its logs are read by. */
+  logRef: string;
   code: string;
   input: unknown;
   status: ExecutionStatus;
@@ -52,6 +56,8 @@ type Row = Record<string, unknown>;
 function fromRow(r: Row): ExecutionRow {
   const row: ExecutionRow = {
     id: String(r.id),
+    namespace: String(r.namespace),
+    logRef: String(r.log_ref ?? ""),
     code: String(r.code),
     input: fromJson(r.input),
     status: r.status as ExecutionStatus,
@@ -84,11 +90,13 @@ export class ExecutionStore {
   ): Promise<void> {
     await this.db.execute({
       sql:
-        `INSERT INTO executions (id, code, input, status, connectors, declaration_hash, limits, policy,
-              owner, lease_until, passes, created_at, updated_at)
-            VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        `INSERT INTO executions (id, namespace, log_ref, code, input, status, connectors, declaration_hash,
+              limits, policy, owner, lease_until, passes, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
       args: [
         row.id,
+        row.namespace,
+        row.logRef,
         row.code,
         toJson(row.input),
         JSON.stringify(row.connectors),
@@ -101,6 +109,15 @@ export class ExecutionStore {
         row.createdAt,
       ],
     });
+  }
+
+  /** The execution whose logs `logRef` names. */
+  async byLogRef(logRef: string): Promise<ExecutionRow | undefined> {
+    const rs = await this.db.execute({
+      sql: "SELECT * FROM executions WHERE log_ref = ?",
+      args: [logRef],
+    });
+    return rs.rows[0] ? fromRow(rs.rows[0] as Row) : undefined;
   }
 
   async get(id: string): Promise<ExecutionRow | undefined> {
@@ -156,10 +173,14 @@ export class ExecutionStore {
 
   /** Newest first, optionally by status, paged by an opaque cursor. */
   async list(
-    options: { status?: ExecutionStatus; limit: number; cursor?: string },
+    options: { status?: ExecutionStatus; namespace?: string; limit: number; cursor?: string },
   ): Promise<{ items: ExecutionRow[]; nextCursor?: string }> {
     const where: string[] = [];
     const args: (string | number)[] = [];
+    if (options.namespace !== undefined) {
+      where.push("namespace = ?");
+      args.push(options.namespace);
+    }
     if (options.status) {
       where.push("status = ?");
       args.push(options.status);

@@ -95,6 +95,47 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX snippets_latest ON snippets (name, version DESC)",
     ],
   },
+  {
+    version: 3,
+    name: "namespaces, log references, API keys",
+    statements: [
+      "ALTER TABLE executions ADD COLUMN namespace TEXT NOT NULL DEFAULT 'default'",
+      "ALTER TABLE executions ADD COLUMN log_ref TEXT",
+      "CREATE UNIQUE INDEX executions_log_ref ON executions (log_ref)",
+      "CREATE INDEX executions_namespace_created ON executions (namespace, created_at DESC, id DESC)",
+      // A snippet's name is unique within its namespace: the key changes, so the table is rebuilt.
+      `CREATE TABLE snippets_v3 (
+        namespace TEXT NOT NULL DEFAULT 'default',
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        description TEXT NOT NULL,
+        code TEXT NOT NULL,
+        input_schema TEXT,
+        connectors TEXT NOT NULL,
+        declaration_hash TEXT NOT NULL,
+        source_execution_id TEXT,
+        stale INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, name, version)
+      )`,
+      `INSERT INTO snippets_v3 (name, version, description, code, input_schema, connectors,
+          declaration_hash, source_execution_id, stale, created_at)
+        SELECT name, version, description, code, input_schema, connectors, declaration_hash,
+          source_execution_id, stale, created_at FROM snippets`,
+      "DROP TABLE snippets",
+      "ALTER TABLE snippets_v3 RENAME TO snippets",
+      `CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        hash TEXT NOT NULL UNIQUE,
+        scopes TEXT NOT NULL,
+        namespace TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        last_used_at INTEGER
+      )`,
+    ],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

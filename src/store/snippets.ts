@@ -10,6 +10,8 @@ import type { Db } from "./client.ts";
 
 /** One version of a snippet as stored. */
 export interface SnippetRow {
+  /** The namespace that owns it; names are unique within one. */
+  namespace: string;
   name: string;
   version: number;
   description: string;
@@ -26,10 +28,11 @@ export interface SnippetRow {
 }
 
 const COLUMNS =
-  "name, version, description, code, input_schema, connectors, declaration_hash, source_execution_id, stale, created_at";
+  "namespace, name, version, description, code, input_schema, connectors, declaration_hash, source_execution_id, stale, created_at";
 
 function toRow(r: Record<string, unknown>): SnippetRow {
   const row: SnippetRow = {
+    namespace: String(r.namespace),
     name: String(r.name),
     version: Number(r.version),
     description: String(r.description),
@@ -55,10 +58,11 @@ export class SnippetStore {
     // One statement picks the next version, so two savers cannot take the same one.
     const rs = await this.db.execute({
       sql: `INSERT INTO snippets (${COLUMNS})
-        SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?, ?, ?, 0, ?
-        FROM snippets WHERE name = ?
+        SELECT ?, ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?, ?, ?, 0, ?
+        FROM snippets WHERE namespace = ? AND name = ?
         RETURNING version`,
       args: [
+        row.namespace,
         row.name,
         row.description,
         row.code,
@@ -67,6 +71,7 @@ export class SnippetStore {
         row.declarationHash,
         row.sourceExecutionId ?? null,
         row.createdAt,
+        row.namespace,
         row.name,
       ],
     });
@@ -74,55 +79,64 @@ export class SnippetStore {
   }
 
   /** The newest version of `name`, or a given one. */
-  async get(name: string, version?: number): Promise<SnippetRow | undefined> {
+  async get(namespace: string, name: string, version?: number): Promise<SnippetRow | undefined> {
     const rs = version === undefined
       ? await this.db.execute({
-        sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? ORDER BY version DESC LIMIT 1`,
-        args: [name],
+        sql:
+          `SELECT ${COLUMNS} FROM snippets WHERE namespace = ? AND name = ? ORDER BY version DESC LIMIT 1`,
+        args: [namespace, name],
       })
       : await this.db.execute({
-        sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? AND version = ?`,
-        args: [name, version],
+        sql: `SELECT ${COLUMNS} FROM snippets WHERE namespace = ? AND name = ? AND version = ?`,
+        args: [namespace, name, version],
       });
     const r = rs.rows[0];
     return r ? toRow(r as Record<string, unknown>) : undefined;
   }
 
-  /** The newest version of every snippet, by name. */
-  async latest(): Promise<SnippetRow[]> {
-    const rs = await this.db.execute(
-      `SELECT ${COLUMNS} FROM snippets s
-        WHERE version = (SELECT MAX(version) FROM snippets WHERE name = s.name)
-        ORDER BY name`,
-    );
+  /** The newest version of every snippet, by namespace and name (one namespace if given). */
+  async latest(namespace?: string): Promise<SnippetRow[]> {
+    const rs = await this.db.execute({
+      sql: `SELECT ${COLUMNS} FROM snippets s
+        WHERE version = (SELECT MAX(version) FROM snippets
+          WHERE namespace = s.namespace AND name = s.name)
+        ${namespace === undefined ? "" : "AND namespace = ?"}
+        ORDER BY namespace, name`,
+      args: namespace === undefined ? [] : [namespace],
+    });
     return rs.rows.map((r) => toRow(r as Record<string, unknown>));
   }
 
   /** Every version of `name`, newest first. */
-  async versions(name: string): Promise<SnippetRow[]> {
+  async versions(namespace: string, name: string): Promise<SnippetRow[]> {
     const rs = await this.db.execute({
-      sql: `SELECT ${COLUMNS} FROM snippets WHERE name = ? ORDER BY version DESC`,
-      args: [name],
+      sql: `SELECT ${COLUMNS} FROM snippets WHERE namespace = ? AND name = ? ORDER BY version DESC`,
+      args: [namespace, name],
     });
     return rs.rows.map((r) => toRow(r as Record<string, unknown>));
   }
 
   /** Records the result of checking a version against newer declarations. */
   async markChecked(
+    namespace: string,
     name: string,
     version: number,
     declarationHash: string,
     stale: boolean,
   ): Promise<void> {
     await this.db.execute({
-      sql: "UPDATE snippets SET declaration_hash = ?, stale = ? WHERE name = ? AND version = ?",
-      args: [declarationHash, stale ? 1 : 0, name, version],
+      sql:
+        "UPDATE snippets SET declaration_hash = ?, stale = ? WHERE namespace = ? AND name = ? AND version = ?",
+      args: [declarationHash, stale ? 1 : 0, namespace, name, version],
     });
   }
 
   /** Deletes every version of `name`; false if there was none. */
-  async delete(name: string): Promise<boolean> {
-    const rs = await this.db.execute({ sql: "DELETE FROM snippets WHERE name = ?", args: [name] });
+  async delete(namespace: string, name: string): Promise<boolean> {
+    const rs = await this.db.execute({
+      sql: "DELETE FROM snippets WHERE namespace = ? AND name = ?",
+      args: [namespace, name],
+    });
     return rs.rowsAffected > 0;
   }
 }

@@ -1,0 +1,129 @@
+/**
+ * The executions half of the {@link Runtime} API: listing, reading,
+ * deleting, logs by reference, and live events.
+ *
+ * @module
+ */
+import { CordonError } from "../errors.ts";
+import { EXECUTION_STATUSES, type ExecutionRow } from "../store/executions.ts";
+import * as control from "./control.ts";
+import { type Engine, toCallRecord } from "./engine.ts";
+import { checkNamespace } from "./namespace.ts";
+import type { ExecutionDetails, ExecutionSummary, LogPage, Runtime } from "./runtime_types.ts";
+
+/** The most a page of executions or logs holds. */
+export const MAX_PAGE = 500;
+const DEFAULT_PAGE = 50;
+
+function pageLimit(limit: unknown, what: string): number {
+  if (limit === undefined) return DEFAULT_PAGE;
+  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_PAGE) {
+    throw new CordonError(
+      "invalid_request",
+      `${what} limit must be a whole number from 1 to ${MAX_PAGE}; got ${String(limit)}`,
+    );
+  }
+  return limit as number;
+}
+
+function summary(r: ExecutionRow): ExecutionSummary {
+  const s: ExecutionSummary = {
+    executionId: r.id,
+    namespace: r.namespace,
+    status: r.status,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    passes: r.passes,
+  };
+  if (r.endedAt !== undefined) s.endedAt = r.endedAt;
+  if (r.error) s.error = { code: r.error.code, message: r.error.message };
+  return s;
+}
+
+type ExecutionsApi = Pick<
+  Runtime,
+  "executions" | "execution" | "deleteExecution" | "readLogs" | "subscribe"
+>;
+
+/** Builds the executions API over one engine. */
+export function executionsApi(engine: Engine): ExecutionsApi {
+  const store = engine.parts.executions;
+  return {
+    async executions(o = {}) {
+      if (o.status !== undefined && !EXECUTION_STATUSES.includes(o.status)) {
+        throw new CordonError(
+          "invalid_request",
+          `Unknown status "${o.status}"; use one of ${EXECUTION_STATUSES.join(", ")}`,
+        );
+      }
+      const limit = pageLimit(o.limit, "An executions");
+      const namespace = o.namespace === undefined ? undefined : checkNamespace(o.namespace);
+      let page;
+      try {
+        page = await store.list({ status: o.status, namespace, limit, cursor: o.cursor });
+      } catch (err) {
+        throw new CordonError("invalid_request", (err as Error).message);
+      }
+      const items = page.items.map(summary);
+      return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
+    },
+    async execution(id) {
+      const r = await store.get(String(id));
+      if (!r) return undefined;
+      const entries = await engine.parts.calls.list(r.id);
+      const d: ExecutionDetails = {
+        ...summary(r),
+        code: r.code,
+        input: r.input,
+        connectors: r.connectors,
+        declarationHash: r.declarationHash,
+        logRef: r.logRef,
+        calls: entries.map((e) => ({
+          ...toCallRecord(e),
+          ...(e.result !== undefined ? { result: e.result } : {}),
+        })),
+        pending: (await control.pending(engine)).filter((p) => p.executionId === r.id),
+      };
+      if (r.result !== undefined) d.result = r.result;
+      if (r.error) d.error = r.error;
+      return d;
+    },
+    async deleteExecution(id) {
+      const r = await store.get(String(id));
+      if (!r) return false;
+      if (r.status === "running") {
+        throw new CordonError("invalid_state", `Execution ${r.id} is running; wait for it to end`);
+      }
+      engine.live.get(r.id)?.pass.release();
+      engine.live.delete(r.id);
+      return await store.delete(r.id);
+    },
+    async readLogs(o) {
+      const logRef = o?.logRef;
+      if (typeof logRef !== "string" || logRef === "" || logRef.length > 200) {
+        throw new CordonError("invalid_request", "readLogs() needs the logRef of an execution");
+      }
+      const limit = pageLimit(o.limit, "A logs");
+      const after = o.cursor === undefined ? 0 : Number(o.cursor);
+      if (!Number.isSafeInteger(after) || after < 0) {
+        throw new CordonError("invalid_request", `Invalid logs cursor "${o.cursor}"`);
+      }
+      const row = await store.byLogRef(logRef);
+      if (!row) throw new CordonError("not_found", "There are no logs under this logRef");
+      const lines = await engine.parts.logs.list(row.id, after, limit + 1);
+      const page: LogPage = {
+        executionId: row.id,
+        namespace: row.namespace,
+        items: lines.slice(0, limit).map((l) => ({
+          seq: l.seq,
+          level: l.level as LogPage["items"][number]["level"],
+          message: l.message,
+          atMs: l.atMs,
+        })),
+      };
+      if (lines.length > limit) page.nextCursor = String(lines[limit - 1].seq);
+      return page;
+    },
+    subscribe: (listener) => engine.parts.events.subscribe(listener),
+  };
+}
