@@ -49,7 +49,15 @@ export type ErrorCode =
   | "expired"
   // Snippets.
   | "snippet_not_found"
-  | "snippet_unavailable";
+  | "snippet_unavailable"
+  // The service.
+  | "invalid_config"
+  | "unauthorized"
+  | "forbidden"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "method_not_allowed"
+  | "internal";
 
 /** Every code, for validation and exhaustive tables. */
 export const ERROR_CODES: readonly ErrorCode[] = [
@@ -88,6 +96,13 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "expired",
   "snippet_not_found",
   "snippet_unavailable",
+  "invalid_config",
+  "unauthorized",
+  "forbidden",
+  "payload_too_large",
+  "unsupported_media_type",
+  "method_not_allowed",
+  "internal",
 ];
 
 /** Where in the user's own code something went wrong (1-based). */

@@ -11,7 +11,7 @@ import type { Catalogue } from "./catalogue.ts";
 import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "./checker.ts";
 import { early, type Engine } from "./engine.ts";
 import { type CheckResult, formOf, type TypeDiagnostic } from "./typecheck.ts";
-import type { Diagnostic, ExecuteRequest, ExecuteResult } from "./types.ts";
+import type { Diagnostic, ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
 /** A TypeScript diagnostic as results report it. */
 export function toDiagnostic(d: TypeDiagnostic): Diagnostic {
@@ -42,6 +42,7 @@ export async function executeChecked(
   catalogue: Catalogue,
   request: ExecuteRequest,
   fallback: TypecheckMode,
+  hooks?: ExecuteHooks,
 ): Promise<ExecuteResult> {
   const startedAt = performance.now();
   let mode: TypecheckMode;
@@ -52,7 +53,7 @@ export async function executeChecked(
   }
   const code = request?.code;
   if (mode === "off" || typeof code !== "string" || code.trim() === "") {
-    return await engine.execute(request);
+    return await engine.execute(request, hooks);
   }
   const checking: Promise<CheckResult | undefined> = checker.check({
     code,
@@ -81,7 +82,7 @@ export async function executeChecked(
       return blocked;
     }
   }
-  const result = await engine.execute(request);
+  const result = await engine.execute(request, hooks);
   const checked = await checking;
   if (!checked) return result;
   result.meta.typecheckMs = checked.ms;

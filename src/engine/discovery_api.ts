@@ -15,7 +15,7 @@ import { handleRequest } from "./handles.ts";
 import { describeForModel } from "./model_prompt.ts";
 import type { PlatformHost } from "./platform.ts";
 import type { SaveSnippetOptions, SnippetDetails, SnippetInfo, Snippets } from "./snippets.ts";
-import type { ExecuteRequest, ExecuteResult } from "./types.ts";
+import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
 /** Options for `runSnippet()`: an execution's settings besides its code and input. */
 export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typecheck">;
@@ -50,7 +50,12 @@ export interface DiscoveryApi {
    * Runs a snippet's newest version with `input` (validated against its input schema); the
    * snippet is looked up in `options.namespace`, where the execution also runs.
    */
-  runSnippet(name: string, input?: unknown, options?: RunSnippetOptions): Promise<ExecuteResult>;
+  runSnippet(
+    name: string,
+    input?: unknown,
+    options?: RunSnippetOptions,
+    hooks?: ExecuteHooks,
+  ): Promise<ExecuteResult>;
 }
 
 /** `describe(path)` over the catalogue, typing snippet inputs from their schemas. */
@@ -81,7 +86,7 @@ export function discoveryApi(
   engine: Engine,
   catalogue: Catalogue,
   snippets: Snippets,
-  execute: (request: ExecuteRequest) => Promise<ExecuteResult>,
+  execute: (request: ExecuteRequest, hooks?: ExecuteHooks) => Promise<ExecuteResult>,
 ): DiscoveryApi {
   const describe = describer(catalogue, snippets);
   return {
@@ -100,7 +105,7 @@ export function discoveryApi(
     snippets: (options) => snippets.list(options?.namespace),
     snippet: (name, options) => snippets.get(name, options?.namespace),
     deleteSnippet: (name, options) => snippets.delete(name, options?.namespace),
-    async runSnippet(name, input, options = {}) {
+    async runSnippet(name, input, options = {}, hooks) {
       const startedAt = performance.now();
       let prepared;
       try {
@@ -115,7 +120,7 @@ export function discoveryApi(
         code: row.code,
         input: prepared.input,
         typecheck: "off",
-      });
+      }, hooks);
       result.meta.snippet = { name: row.name, version: row.version, stale: row.stale };
       result.diagnostics.push(...prepared.diagnostics.map(toDiagnostic));
       return result;

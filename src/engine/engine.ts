@@ -26,6 +26,7 @@ import { checkNamespace } from "./namespace.ts";
 import type {
   CallRecord,
   Diagnostic,
+  ExecuteHooks,
   ExecuteRequest,
   ExecuteResult,
   ExecutionMeta,
@@ -146,7 +147,7 @@ export class Engine {
   }
 
   /** Runs new code: records the execution, runs its first pass, returns its first outcome. */
-  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+  async execute(request: ExecuteRequest, hooks?: ExecuteHooks): Promise<ExecuteResult> {
     const startedAt = performance.now();
     const id = newId("exec");
     if (this.#closed) {
@@ -190,6 +191,11 @@ export class Engine {
     });
     const events = this.parts.events;
     if (events.active) events.emit({ type: "started", executionId: id, namespace });
+    try {
+      hooks?.onStart?.(id);
+    } catch {
+      // The caller's callback cannot stop a recorded execution.
+    }
     return await this.runPass(row, [], startedAt);
   }
 

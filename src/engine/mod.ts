@@ -62,6 +62,7 @@ export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } fro
 export type {
   CallRecord,
   CompletedResult,
+  ExecuteHooks,
   Diagnostic,
   ErrorResult,
   ExecuteRequest,

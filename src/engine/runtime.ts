@@ -38,7 +38,7 @@ import {
   type Runtime,
   type RuntimeOptions,
 } from "./runtime_types.ts";
-import type { ExecuteRequest } from "./types.ts";
+import type { ExecuteHooks, ExecuteRequest } from "./types.ts";
 
 function guestEntryPath(): string {
   const url = new URL("../sandbox/guest/entry.ts", import.meta.url);
@@ -185,8 +185,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       })]
       : []
   );
-  const execute = (request: ExecuteRequest) =>
-    engine.track(() => executeChecked(engine, checker, catalogue, request, typecheck));
+  const execute = (request: ExecuteRequest, hooks?: ExecuteHooks) =>
+    engine.track(() => executeChecked(engine, checker, catalogue, request, typecheck, hooks));
   const runtime: Runtime = {
     execute,
     ...discoveryApi(engine, catalogue, snippets, execute),
@@ -208,6 +208,21 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     },
     expirePaused: (o) => control.expirePaused(engine, o),
     connectors: () => registry.list(),
+    async checkConnector(name) {
+      const connector = registry.connector(String(name));
+      if (!connector) {
+        throw new CordonError("connector_not_found", `There is no connector "${name}"`);
+      }
+      if (!connector.handle) return { ready: true, info: { tools: connector.tools.length } };
+      try {
+        return await connector.handle.check();
+      } catch (err) {
+        const info = err instanceof CordonError
+          ? err.toInfo()
+          : { code: "connector_unavailable", message: String(err) };
+        return { ready: false, problems: [{ code: info.code, message: info.message }] };
+      }
+    },
     capabilities: () => ({
       deno: Deno.version.deno,
       transpiler: "sucrase",

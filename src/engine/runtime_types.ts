@@ -5,7 +5,7 @@
  * @module
  */
 import type { HttpConnectorOptions, StateConnectorOptions } from "../connectors/builtin/mod.ts";
-import type { Connector, ConnectorInfo } from "../connectors/types.ts";
+import type { Connector, ConnectorCheck, ConnectorInfo } from "../connectors/types.ts";
 import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
 import type { ExecutionStatus } from "../store/executions.ts";
 import type { TypecheckMode } from "./checker.ts";
@@ -16,6 +16,7 @@ import type { Limits } from "./limits.ts";
 import type { ExecutionListener } from "./events.ts";
 import type {
   CallRecord,
+  ExecuteHooks,
   ExecuteRequest,
   ExecuteResult,
   LogEntry,
@@ -150,7 +151,7 @@ export interface LogPage {
 /** The engine. Dispose it (`await using`) to kill every child it started. */
 export interface Runtime extends AsyncDisposable, DiscoveryApi {
   /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
-  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  execute(request: ExecuteRequest, hooks?: ExecuteHooks): Promise<ExecuteResult>;
   /** Approves waiting calls and returns the next outcome (live, or by replay). */
   approve(executionId: string, options?: { seq?: number }): Promise<ExecuteResult>;
   /** Rejects waiting calls (they throw `rejected` in the script) and returns the next outcome. */
@@ -184,6 +185,8 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   expirePaused(options: { maxAgeMs: number }): Promise<string[]>;
   /** The connectors and their tools, as data. */
   connectors(): ConnectorInfo[];
+  /** Whether a connector can serve calls now (`connector_not_found` if there is none). */
+  checkConnector(name: string): Promise<ConnectorCheck>;
   capabilities(): RuntimeCapabilities;
   /** Resolves once the pool has its children waiting and the type checker is warm. */
   warm(): Promise<void>;

@@ -32,6 +32,15 @@ export interface ExecuteRequest {
   namespace?: string;
 }
 
+/** Callbacks around one `execute()`. */
+export interface ExecuteHooks {
+  /**
+   * Called once the execution is recorded, before its code runs, with its id (not called when
+   * the request is refused before anything is stored).
+   */
+  onStart?(executionId: string): void;
+}
+
 /** Per-execution sandbox policy. */
 export interface ExecutionPolicy {
   /** Hosts the code may `fetch` (`host` or `host:port`). Private ranges stay denied. */

@@ -1,0 +1,21 @@
+/**
+ * What the routes are built from.
+ *
+ * @module
+ */
+import type { Runtime } from "../engine/mod.ts";
+import type { EventLog } from "./event_log.ts";
+import type { ApiKeys } from "./keys.ts";
+
+/** The service's parts, shared by its routes. */
+export interface ServiceDeps {
+  runtime: Runtime;
+  events: EventLog;
+  keys: ApiKeys;
+  /** Executions started without waiting (`wait: false`); shutdown lets them finish. */
+  background: Set<Promise<unknown>>;
+  /** Aborted when the server shuts down: open event streams end. */
+  shutdown: AbortSignal;
+  startedAt: number;
+  version: string;
+}

@@ -1,0 +1,211 @@
+/**
+ * One table of routes drives both the server and its OpenAPI document: each
+ * route names its zod schemas for path parameters, query and body, the
+ * access it needs, and its answers. A request is checked against those
+ * schemas before its handler runs, so the document cannot drift from what
+ * the server accepts.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import { z } from "zod";
+import { CordonError } from "../errors.ts";
+import { fail, jsonResponse } from "./http.ts";
+import type { Principal, Scope } from "./keys.ts";
+
+/** Who may call a route: anyone, any key, or a key with a scope (`admin` has every scope). */
+export type Access = "public" | "read" | Scope;
+
+/** What a handler receives: validated input and the caller. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  c: Context;
+}
+
+/** One route. */
+export interface Route {
+  method: "get" | "post" | "delete";
+  /** Hono syntax: `/v1/executions/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Status → description (the error answers are added for every route). */
+  responses: Record<number, string>;
+  /** Answers with a Response, or with a value sent as JSON (200). */
+  handle(input: RouteInput<unknown, unknown, unknown>): unknown;
+}
+
+/** Defines a route with its handler typed from its schemas. */
+export function route<
+  P extends z.ZodType = z.ZodObject<Record<string, never>>,
+  Q extends z.ZodType = z.ZodObject<Record<string, never>>,
+  B extends z.ZodType = z.ZodUndefined,
+>(spec: {
+  method: Route["method"];
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, string>;
+  handle(input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>): unknown;
+}): Route {
+  return spec as unknown as Route;
+}
+
+/** True when `principal` may use a route needing `access`. */
+export function allowed(principal: Principal | undefined, access: Access): boolean {
+  if (access === "public") return true;
+  if (!principal) return false;
+  if (principal.scopes.has("admin")) return true;
+  if (access === "read") return principal.scopes.size > 0;
+  return principal.scopes.has(access);
+}
+
+function invalid(where: string, error: z.ZodError): never {
+  const issues = error.issues.slice(0, 10).map((i) => ({
+    path: [where, ...i.path.map(String)].join("."),
+    message: i.message,
+  }));
+  fail(
+    "invalid_request",
+    `Invalid ${where}: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    { issues },
+  );
+}
+
+async function readBody(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    fail("unsupported_media_type", "Send the body as JSON with content-type: application/json");
+  }
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    fail("invalid_request", `The body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** Checks a request against a route's schemas and runs its handler. */
+export async function runRoute(r: Route, c: Context, principal: Principal): Promise<Response> {
+  if (!allowed(principal, r.access)) {
+    fail(
+      "forbidden",
+      `This key may not ${r.summary.toLowerCase()}: it needs the "${r.access}" scope`,
+      { needs: r.access, has: [...principal.scopes] },
+    );
+  }
+  const parse = (schema: z.ZodType | undefined, value: unknown, where: string) => {
+    if (!schema) return value;
+    const out = schema.safeParse(value);
+    return out.success ? out.data : invalid(where, out.error);
+  };
+  const params = parse(r.params, c.req.param(), "path");
+  const query = parse(r.query, c.req.query(), "query");
+  const body = r.body ? parse(r.body, await readBody(c), "body") : undefined;
+  const out = await r.handle({ params, query, body, principal, c });
+  return out instanceof Response ? out : jsonResponse(out);
+}
+
+const ERROR_BODY = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string" },
+        message: { type: "string" },
+        details: { type: "object" },
+      },
+    },
+  },
+};
+
+function jsonSchema(schema: z.ZodType): unknown {
+  try {
+    return z.toJSONSchema(schema, { target: "openapi-3.0", io: "input", unrepresentable: "any" });
+  } catch (err) {
+    throw new CordonError("internal", `A route schema cannot be documented: ${err}`);
+  }
+}
+
+function parameters(schema: z.ZodType | undefined, where: "path" | "query"): unknown[] {
+  if (!schema) return [];
+  const s = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
+    name,
+    in: where,
+    required: where === "path" || (s.required ?? []).includes(name),
+    schema: prop,
+    ...((prop as { description?: string }).description
+      ? { description: (prop as { description: string }).description }
+      : {}),
+  }));
+}
+
+/** The OpenAPI 3.0 document of `routes`. */
+export function openApiDocument(
+  routes: readonly Route[],
+  info: { title: string; version: string; description: string },
+): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of routes) {
+    const path = r.path.replace(/:(\w+)/g, "{$1}");
+    const responses: Record<string, unknown> = {};
+    for (const [status, description] of Object.entries(r.responses)) {
+      responses[status] = { description };
+    }
+    for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+      if (r.access === "public" && (status === "401" || status === "403")) continue;
+      responses[status] ??= {
+        description,
+        content: { "application/json": { schema: ERROR_BODY } },
+      };
+    }
+    const op: Record<string, unknown> = {
+      operationId: `${r.method}${
+        r.path.replace(/[/:](\w)/g, (_, ch: string) => ch.toUpperCase()).replace(/\W/g, "")
+      }`,
+      summary: r.summary,
+      tags: [r.tag],
+      parameters: [...parameters(r.params, "path"), ...parameters(r.query, "query")],
+      responses,
+      ...(r.access === "public" ? { security: [] } : { "x-cordon-access": r.access }),
+    };
+    if (r.body) {
+      op.requestBody = {
+        required: true,
+        content: { "application/json": { schema: jsonSchema(r.body) } },
+      };
+    }
+    (paths[path] ??= {})[r.method] = op;
+  }
+  return {
+    openapi: "3.0.3",
+    info,
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
+    },
+    security: [{ bearer: [] }],
+  };
+}
+
+const ERROR_STATUSES: Record<string, string> = {
+  "400": "Invalid request (bad JSON, wrong types, bad parameters)",
+  "401": "No valid API key",
+  "403": "The key lacks the scope",
+  "413": "The body is larger than the server accepts",
+};

@@ -1,0 +1,260 @@
+/**
+ * Execution routes: run code, list and read executions, decide paused
+ * calls, roll back, and stream events.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { LIMIT_NAMES } from "../engine/limits.ts";
+import type { ExecuteRequest, ExecuteResult } from "../engine/mod.ts";
+import { MAX_CODE_CHARS } from "../engine/source.ts";
+import { EXECUTION_STATUSES } from "../store/executions.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { errorResponse, fail, jsonResponse } from "./http.ts";
+import { type Route, route } from "./route.ts";
+import { isAdmin, namespaceFor, visibleExecution } from "./scope.ts";
+import { eventStream } from "./sse.ts";
+
+const id = z.object({ id: z.string().min(1).max(200) });
+const namespace = z.string().max(64).optional()
+  .describe("Admin keys: act in this namespace (default: the key's own)");
+
+/** The settings of a run, shared by executions and snippet runs. */
+export const runSettings = {
+  timeoutMs: z.number().int().positive().optional(),
+  limits: z.partialRecord(z.enum(LIMIT_NAMES as [string, ...string[]]), z.number()).optional(),
+  policy: z.object({ net: z.array(z.string().max(300)).max(100).optional() }).strict().optional(),
+  namespace,
+  wait: z.boolean().optional()
+    .describe("false: answer 202 at once with the id, and follow the run by its events"),
+};
+
+const createBody = z.object({
+  code: z.string().min(1).max(MAX_CODE_CHARS),
+  input: z.unknown().optional(),
+  typecheck: z.enum(["off", "warn", "strict"]).optional(),
+  ...runSettings,
+}).strict();
+
+/** Runs `request`, waiting for its outcome or answering 202 once it is recorded. */
+export async function startRun(
+  deps: ServiceDeps,
+  run: (hooks: { onStart(id: string): void }) => Promise<ExecuteResult>,
+  wait: boolean | undefined,
+): Promise<Response> {
+  let startedId: string | undefined;
+  const started = Promise.withResolvers<string>();
+  const running = run({
+    onStart: (executionId) => {
+      startedId = executionId;
+      started.resolve(executionId);
+    },
+  });
+  if (wait === false) {
+    const first = await Promise.race([started.promise, running]);
+    if (typeof first === "string") {
+      const bg = running.catch(() => {}).finally(() => deps.background.delete(bg));
+      deps.background.add(bg);
+      return jsonResponse(
+        {
+          executionId: first,
+          status: "running",
+          links: {
+            self: `/v1/executions/${first}`,
+            events: `/v1/executions/${first}/events`,
+          },
+        },
+        202,
+        { location: `/v1/executions/${first}` },
+      );
+    }
+  }
+  const result = await running;
+  // Refused before anything was stored (bad settings, type errors in strict mode, closing).
+  if (startedId === undefined && result.status === "error") {
+    const { error } = result;
+    return errorResponse({
+      code: error.code,
+      message: error.message,
+      details: {
+        ...error.details,
+        ...(result.diagnostics.length ? { diagnostics: result.diagnostics } : {}),
+      },
+    });
+  }
+  return jsonResponse(result, 200, { location: `/v1/executions/${result.executionId}` });
+}
+
+/** The execution routes. */
+export function executionRoutes(deps: ServiceDeps): Route[] {
+  const { runtime } = deps;
+  return [
+    route({
+      method: "post",
+      path: "/v1/executions",
+      summary: "Run code",
+      tag: "executions",
+      access: "execute",
+      body: createBody,
+      responses: {
+        200: "The outcome: completed, paused (with pending calls), error or rejected",
+        202: "Recorded and running (wait: false); follow it by its events",
+        422: "Type errors in strict mode",
+      },
+      handle: ({ body, principal }) => {
+        const { wait, namespace: ns, ...rest } = body;
+        const request: ExecuteRequest = { ...rest, namespace: namespaceFor(principal, ns) };
+        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait);
+      },
+    }),
+    route({
+      method: "get",
+      path: "/v1/executions",
+      summary: "List executions",
+      tag: "executions",
+      access: "read",
+      query: z.object({
+        status: z.enum(EXECUTION_STATUSES as [string, ...string[]]).optional(),
+        limit: z.coerce.number().int().min(1).max(500).optional(),
+        cursor: z.string().max(500).optional(),
+        namespace,
+      }).strict(),
+      responses: { 200: "A page of executions, newest first, with nextCursor" },
+      handle: ({ query, principal }) =>
+        runtime.executions({
+          status: query.status as ExecuteResult["status"] | undefined,
+          limit: query.limit,
+          cursor: query.cursor,
+          namespace: namespaceFor(principal, query.namespace, true),
+        }),
+    }),
+    route({
+      method: "get",
+      path: "/v1/executions/:id",
+      summary: "Read an execution with its call log",
+      tag: "executions",
+      access: "read",
+      params: id,
+      responses: { 200: "The execution, its code, outcome, calls and pending decisions" },
+      handle: ({ params, principal }) => visibleExecution(runtime, principal, params.id),
+    }),
+    route({
+      method: "delete",
+      path: "/v1/executions/:id",
+      summary: "Delete an execution",
+      tag: "executions",
+      access: "execute",
+      params: id,
+      responses: { 200: "Deleted", 409: "It is running" },
+      handle: async ({ params, principal }) => {
+        await visibleExecution(runtime, principal, params.id);
+        return { deleted: await runtime.deleteExecution(params.id) };
+      },
+    }),
+    route({
+      method: "get",
+      path: "/v1/executions/:id/events",
+      summary: "Stream an execution's events",
+      tag: "executions",
+      access: "read",
+      params: id,
+      query: z.object({
+        lastEventId: z.string().max(20).optional()
+          .describe("Resume after this event (the Last-Event-ID header does the same)"),
+      }).strict(),
+      responses: {
+        200: "text/event-stream: started, log, call, paused and done events, each with an id",
+      },
+      handle: async ({ params, query, principal, c }) => {
+        const details = await visibleExecution(runtime, principal, params.id);
+        const last = c.req.header("last-event-id") ?? query.lastEventId;
+        return eventStream(deps, c, details, last);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/executions/:id/approve",
+      summary: "Approve waiting calls",
+      tag: "decisions",
+      access: "approve",
+      params: id,
+      body: z.object({ seq: z.number().int().positive().optional() }).strict(),
+      responses: { 200: "The next outcome", 409: "Nothing waits for approval" },
+      handle: async ({ params, body, principal }) => {
+        await visibleExecution(runtime, principal, params.id);
+        return await runtime.approve(params.id, body);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/executions/:id/reject",
+      summary: "Reject waiting calls",
+      tag: "decisions",
+      access: "approve",
+      params: id,
+      body: z.object({
+        seq: z.number().int().positive().optional(),
+        reason: z.string().max(2_000).optional(),
+      }).strict(),
+      responses: { 200: "The next outcome", 409: "Nothing waits for a decision" },
+      handle: async ({ params, body, principal }) => {
+        await visibleExecution(runtime, principal, params.id);
+        return await runtime.reject(params.id, body);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/executions/:id/resolve",
+      summary: "Supply the value of a client-resolved call",
+      tag: "decisions",
+      access: "execute",
+      params: id,
+      body: z.object({ seq: z.number().int().positive(), value: z.unknown() }).strict(),
+      responses: { 200: "The next outcome", 409: "That call does not wait for a value" },
+      handle: async ({ params, body, principal }) => {
+        await visibleExecution(runtime, principal, params.id);
+        return await runtime.resolve(params.id, body.seq, body.value);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/v1/executions/:id/rollback",
+      summary: "Revert an execution's applied calls",
+      tag: "decisions",
+      access: "approve",
+      params: id,
+      body: z.object({}).strict(),
+      responses: { 200: "What was reverted", 409: "It is running or already rolled back" },
+      handle: async ({ params, principal }) => {
+        await visibleExecution(runtime, principal, params.id);
+        return await runtime.rollback(params.id);
+      },
+    }),
+    route({
+      method: "get",
+      path: "/v1/pending",
+      summary: "List calls waiting for a decision",
+      tag: "decisions",
+      access: "approve",
+      query: z.object({ namespace }).strict(),
+      responses: { 200: "Every waiting call the key may see" },
+      handle: async ({ principal, query }) => {
+        const ns = namespaceFor(principal, query.namespace, true);
+        const all = await runtime.pending();
+        if (ns === undefined && isAdmin(principal)) return { items: all };
+        const items = [];
+        for (const p of all) {
+          const d = await runtime.execution(p.executionId);
+          if (d?.namespace === ns) items.push(p);
+        }
+        return { items };
+      },
+    }),
+  ];
+}
+
+/** Throws `not_found` unless `value` is defined. */
+export function found<T>(value: T | undefined, what: string): T {
+  if (value === undefined) fail("not_found", `There is no ${what}`);
+  return value;
+}
