@@ -7,7 +7,6 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
-import { requestId } from "hono/request-id";
 import { CordonError } from "../errors.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { errorResponse, thrownResponse } from "./http.ts";
@@ -29,6 +28,7 @@ export interface AppOptions {
 const LOCAL: Principal = { name: "local", scopes: new Set(SCOPES), namespace: "default" };
 /** Keys made by the CLI show up within this long (ms) without a restart. */
 const KEYS_CACHE_MS = 2_000;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const LOOPBACK_HOSTS = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d+)?$/i;
 
 type Env = { Variables: { principal: Principal; requestId: string } };
@@ -76,7 +76,20 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     return LOCAL;
   }
 
-  app.use(requestId({ limitLength: 128 }));
+  // Every answer carries a request id: the caller's if it is sane, else a new one.
+  app.use(async (c, next) => {
+    const given = c.req.header("x-request-id");
+    const id = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    c.set("requestId", id);
+    await next();
+    try {
+      c.res.headers.set("x-request-id", id);
+    } catch {
+      // Immutable headers (a proxied response): copy it.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set("x-request-id", id);
+    }
+  });
   app.onError((err, c) => {
     if (!(err instanceof CordonError)) {
       console.error(`[cordon] ${c.get("requestId")} ${c.req.method} ${c.req.path}:`, err);
