@@ -29,6 +29,7 @@ export {
   type CallRecord,
   type CodeForm,
   type CompletedResult,
+  type ExecuteHooks,
   createRuntime,
   DEFAULT_DURABILITY,
   DEFAULT_LIMITS,

@@ -20,6 +20,7 @@ export interface TestService extends AsyncDisposable {
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
+    // deno-lint-ignore no-explicit-any -- tests read JSON answers by path; assertions check them
   ): Promise<{ status: number; json: any; headers: Headers }>;
 }
 
@@ -67,6 +68,7 @@ export async function openService(
 export interface SseEvent {
   id?: string;
   event: string;
+  // deno-lint-ignore no-explicit-any -- event data is JSON the tests check field by field
   data: any;
 }
 

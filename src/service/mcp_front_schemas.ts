@@ -1,0 +1,100 @@
+/**
+ * The zod schemas of the MCP front's tools: what `execute`, `search` and
+ * `describe` take, and the shape of `execute`'s structured result.
+ *
+ * Nested records are loose objects: their JSON Schema allows extra keys, so
+ * a field the engine adds later does not make clients reject every result
+ * (the SDK's client validates `structuredContent` against `outputSchema`).
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** What the `execute` tool takes. */
+export const EXECUTE_INPUT = z.object({
+  code: z.string().describe(
+    "TypeScript: a script body (top-level await, `return` gives the result) or `async (input) => { … }`",
+  ),
+  input: z.unknown().optional().describe("Passed to the code as `input`"),
+  timeoutMs: z.number().int().positive().optional().describe(
+    "Wall-clock limit for this run (ms), up to the server's maximum",
+  ),
+});
+
+/** The `execute` tool's arguments. */
+export type ExecuteArgs = z.infer<typeof EXECUTE_INPUT>;
+
+/** What the `search` tool takes. */
+export const SEARCH_INPUT = z.object({
+  query: z.string().describe('What you need, in a few words ("open an issue on the repo")'),
+  limit: z.number().int().positive().optional().describe("Results per page (default 10)"),
+  cursor: z.string().optional().describe("`nextCursor` of the previous page of the same query"),
+});
+
+/** The `search` tool's arguments. */
+export type SearchArgs = z.infer<typeof SEARCH_INPUT>;
+
+/** What the `describe` tool takes. */
+export const DESCRIBE_INPUT = z.object({
+  path: z.string().describe("`connector.tool` or `snippet:name`, as search returns it"),
+});
+
+/** The `describe` tool's arguments. */
+export type DescribeArgs = z.infer<typeof DESCRIBE_INPUT>;
+
+const ERROR_INFO = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  location: z.looseObject({ line: z.number(), column: z.number() }).optional(),
+});
+
+const LOG_ENTRY = z.looseObject({ level: z.string(), message: z.string(), atMs: z.number() });
+
+const CALL_RECORD = z.looseObject({
+  seq: z.number(),
+  kind: z.string(),
+  connector: z.string(),
+  tool: z.string(),
+  args: z.unknown().optional(),
+  state: z.string(),
+  durationMs: z.number(),
+  error: ERROR_INFO.optional(),
+  needs: z.string().optional(),
+});
+
+const PENDING_ACTION = z.looseObject({
+  executionId: z.string(),
+  seq: z.number(),
+  connector: z.string(),
+  tool: z.string(),
+  args: z.unknown().optional(),
+  needs: z.string(),
+  requestedAt: z.number(),
+});
+
+const DIAGNOSTIC = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  severity: z.string(),
+  line: z.number().optional(),
+  column: z.number().optional(),
+});
+
+/**
+ * `execute`'s `structuredContent`: the execution result without `meta`.
+ * One object for every status (MCP wants an object schema, not a union), so
+ * `result`, `pending` and `error` are optional and `status` says which is set.
+ */
+export const EXECUTE_OUTPUT = z.looseObject({
+  status: z.enum(["completed", "paused", "error", "rejected"]),
+  executionId: z.string(),
+  result: z.unknown().optional().describe(
+    "The value returned (completed), in Cordon's tagged JSON for bigint, Date, Map, bytes…",
+  ),
+  pending: z.array(PENDING_ACTION).optional().describe("Calls waiting for a decision (paused)"),
+  error: ERROR_INFO.optional().describe("What went wrong (error, rejected)"),
+  logs: z.array(LOG_ENTRY),
+  calls: z.array(CALL_RECORD),
+  diagnostics: z.array(DIAGNOSTIC),
+});
