@@ -62,9 +62,9 @@ export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } fro
 export type {
   CallRecord,
   CompletedResult,
-  ExecuteHooks,
   Diagnostic,
   ErrorResult,
+  ExecuteHooks,
   ExecuteRequest,
   ExecuteResult,
   ExecutionMeta,
