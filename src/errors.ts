@@ -57,6 +57,7 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "method_not_allowed"
+  | "too_many_requests"
   | "internal";
 
 /** Every code, for validation and exhaustive tables. */
@@ -102,20 +103,27 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "payload_too_large",
   "unsupported_media_type",
   "method_not_allowed",
+  "too_many_requests",
   "internal",
 ];
 
 /** Where in the user's own code something went wrong (1-based). */
 export interface SourceLocation {
+  /** Line in the code as the caller sent it, from 1. */
   line: number;
+  /** Column in that line, from 1. */
   column: number;
 }
 
 /** A failure as a value: what results, envelopes and handles carry. */
 export interface ErrorInfo {
+  /** What kind of failure it is; callers branch on this, not on the message. */
   code: ErrorCode;
+  /** What went wrong, in words a model can act on. */
   message: string;
+  /** Facts behind the message (a limit, a path, validation issues); absent when there are none. */
   details?: Record<string, unknown>;
+  /** Where in the user's code it happened, when that is known. */
   location?: SourceLocation;
 }
 
@@ -132,10 +140,14 @@ export interface ErrorInfo {
  * ```
  */
 export class CordonError extends Error {
+  /** What kind of failure it is. */
   readonly code: ErrorCode;
+  /** Facts behind the message, when there are any. */
   readonly details?: Record<string, unknown>;
+  /** Where in the user's code it happened, when that is known. */
   readonly location?: SourceLocation;
 
+  /** Makes an error with a code and a message; `extra.cause` becomes the standard `cause`. */
   constructor(
     code: ErrorCode,
     message: string,

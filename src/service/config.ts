@@ -103,6 +103,11 @@ export const configSchema = z.object({
   auth: z.enum(["auto", "keys"]).optional()
     .describe("auto: keys are needed once any exist, or off loopback; keys: always"),
   maxBodyBytes: z.number().int().positive().optional(),
+  concurrency: z.object({
+    maxRunning: z.number().int().min(1).optional().describe("Runs at once (default 64)"),
+    maxQueued: z.number().int().min(0).optional()
+      .describe("Requests waiting for a slot before 429 (default 1024)"),
+  }).strict().optional(),
 }).strict();
 
 /** The configuration as a file gives it. */

@@ -5,6 +5,7 @@
  */
 import type { Runtime } from "../engine/mod.ts";
 import type { EventLog } from "./event_log.ts";
+import type { Gate } from "./gate.ts";
 import type { ApiKeys } from "./keys.ts";
 
 /** The service's parts, shared by its routes. */
@@ -16,6 +17,8 @@ export interface ServiceDeps {
   background: Set<Promise<unknown>>;
   /** Aborted when the server shuts down: open event streams end. */
   shutdown: AbortSignal;
+  /** Admission of new runs. */
+  gate: Gate;
   startedAt: number;
   version: string;
 }

@@ -27,6 +27,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   type_error: 422,
+  too_many_requests: 429,
   not_supported: 501,
   connector_unavailable: 502,
   runtime_closed: 503,
@@ -54,7 +55,8 @@ export function jsonResponse(
 export function errorResponse(info: Pick<ErrorInfo, "code" | "message" | "details">): Response {
   const error: Record<string, unknown> = { code: info.code, message: info.message };
   if (info.details !== undefined) error.details = info.details;
-  return jsonResponse({ error }, statusOf(info.code));
+  const status = statusOf(info.code);
+  return jsonResponse({ error }, status, status === 429 ? { "retry-after": "1" } : {});
 }
 
 /** Any thrown value as an error response: typed errors keep their code, others are `internal`. */

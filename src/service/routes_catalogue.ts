@@ -207,6 +207,7 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
           uptimeMs: Date.now() - deps.startedAt,
           memoryGuard: caps.memoryGuard.kind,
           pool: caps.pool,
+          load: deps.gate.load,
           declarationHash: caps.declarationHash,
         }, deps.shutdown.aborted ? 503 : 200);
       },

@@ -44,12 +44,14 @@ export async function startRun(
 ): Promise<Response> {
   let startedId: string | undefined;
   const started = Promise.withResolvers<string>();
+  const leave = await deps.gate.enter();
   const running = run({
     onStart: (executionId) => {
       startedId = executionId;
       started.resolve(executionId);
     },
   });
+  running.finally(leave).catch(() => {});
   if (wait === false) {
     const first = await Promise.race([started.promise, running]);
     if (typeof first === "string") {

@@ -26,6 +26,7 @@ import {
 } from "./config.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { EventLog } from "./event_log.ts";
+import { Gate } from "./gate.ts";
 import { ApiKeys } from "./keys.ts";
 
 /** A running service. */
@@ -153,6 +154,7 @@ export async function startService(
     events,
     keys: keyStore.keys,
     background: new Set(),
+    gate: new Gate(config.concurrency?.maxRunning, config.concurrency?.maxQueued),
     shutdown: shutdown.signal,
     startedAt: Date.now(),
     version: VERSION,

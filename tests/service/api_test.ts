@@ -223,3 +223,23 @@ Deno.test("HTTP: the OpenAPI document covers every route from the request schema
   const list = doc.paths["/v1/executions"].get.parameters.map((p: { name: string }) => p.name);
   assert.deepEqual(list.sort(), ["cursor", "limit", "namespace", "status"]);
 });
+
+Deno.test("HTTP: past maxRunning runs wait in line; past maxQueued they get 429", async () => {
+  await using t = await openService({ concurrency: { maxRunning: 1, maxQueued: 1 } });
+  const slow = { code: "await new Promise((r) => setTimeout(r, 600)); return 'slow'" };
+  const first = t.call("POST", "/v1/executions", slow);
+  await new Promise((r) => setTimeout(r, 100));
+  const second = t.call("POST", "/v1/executions", { code: "return 'queued'" });
+  await new Promise((r) => setTimeout(r, 100));
+  const load = (await t.call("GET", "/healthz")).json.load;
+  assert.deepEqual(load, { running: 1, queued: 1, maxRunning: 1, maxQueued: 1 });
+  const third = await t.call("POST", "/v1/executions", { code: "return 'refused'" });
+  assert.equal(third.status, 429);
+  assert.equal(third.json.error.code, "too_many_requests");
+  assert.equal(third.headers.get("retry-after"), "1");
+  assert.equal((await first).json.result, "slow");
+  assert.equal((await second).json.result, "queued");
+  assert.deepEqual((await t.call("GET", "/healthz")).json.load.running, 0);
+  // Nothing was recorded for the refused request.
+  assert.equal((await t.call("GET", "/v1/executions")).json.items.length, 2);
+});
