@@ -29,7 +29,6 @@ export {
   type CallRecord,
   type CodeForm,
   type CompletedResult,
-  type ExecuteHooks,
   createRuntime,
   DEFAULT_DURABILITY,
   DEFAULT_LIMITS,
@@ -38,7 +37,10 @@ export {
   type Description,
   type Diagnostic,
   type DiscoveryApi,
+  type DurabilityOptions,
+  type DurabilitySettings,
   type ErrorResult,
+  type ExecuteHooks,
   type ExecuteRequest,
   type ExecuteResult,
   type ExecutionDetails,
@@ -65,25 +67,36 @@ export {
   type TypecheckMode,
 } from "./src/engine/mod.ts";
 export {
+  type BodyKind,
   type Connector,
   type ConnectorCheck,
   type ConnectorHandle,
   type ConnectorInfo,
   defineConnector,
   type DefineConnectorOptions,
+  type HostAuth,
   httpConnector,
   type HttpConnectorOptions,
   type JsonSchema,
+  type McpApprovalOptions,
+  type McpCommonOptions,
   type McpConnector,
   mcpConnector,
   type McpHttpOptions,
   type McpStdioOptions,
+  type OpenApiBody,
   openApiConnector,
   type OpenApiConnectorOptions,
+  type OpenApiOperation,
+  type OpenApiParameter,
   type Page,
+  type ParameterLocation,
   type PromptInfo,
   type ResourceInfo,
   type ResourceTemplateInfo,
+  type SearchDocument,
+  type SearchHit,
+  type SearchPage,
   stateConnector,
   type StateConnectorOptions,
   type Tool,
@@ -91,8 +104,10 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolInfo,
+  type ToolsChangedListener,
   toolSetConnector,
   type ToolSetConnectorOptions,
+  type Validation,
 } from "./src/connectors/mod.ts";
 export {
   CordonError,
@@ -102,5 +117,7 @@ export {
   type SourceLocation,
 } from "./src/errors.ts";
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
+export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
+export { type Db, type DbResult, openDb } from "./src/store/client.ts";
 export type { ExecutionStatus } from "./src/store/executions.ts";

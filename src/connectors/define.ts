@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { z } from "zod";
+// `@ignore`: zod documents its own types; without it `deno doc --lint` wants them exported.
+import {
+  /** @ignore */
+  z,
+} from "zod";
 import { CordonError, type ErrorCode, errorInfo } from "../errors.ts";
 import type {
   Connector,
@@ -19,9 +23,13 @@ import type {
 /** One tool, as written by a connector author. */
 export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType>
   extends ToolAnnotations {
+  /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
+  /** The arguments' schema: checked on the host before `execute`, and the type the model sees. */
   input: I;
+  /** The result's schema: when given, each result is checked and the model sees its type. */
   output?: O;
+  /** Per-call time limit in ms; else the connector's `timeoutMs`, else 30,000. */
   timeoutMs?: number;
   /** Runs the call with validated input. Leave out for `resolution: "client"`. */
   execute?: (input: z.output<I>, context: ToolContext) => z.input<O> | Promise<z.input<O>>;
@@ -31,11 +39,16 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
 
 /** Options for {@link defineConnector}. */
 export interface DefineConnectorOptions {
+  /** The global a script calls the connector by (a JavaScript identifier). */
   name: string;
+  /** What the connector is for, shown to the model. */
   description: string;
+  /** The tools by name: tool `add` of connector `math` is `math.add(…)` in a script. */
   // deno-lint-ignore no-explicit-any
   tools: Record<string, ToolDefinition<any, any>>;
+  /** Calls of this connector running at once, across all executions (default 64). */
   concurrency?: number;
+  /** Default per-call time limit for its tools, in ms (default 30,000). */
   timeoutMs?: number;
 }
 

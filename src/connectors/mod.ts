@@ -12,6 +12,7 @@ export {
   DEFAULT_TOOL_TIMEOUT_MS,
   RESERVED_NAMES,
 } from "./registry.ts";
+export type { SearchDocument, SearchHit, SearchPage } from "./search.ts";
 export { Semaphore } from "./semaphore.ts";
 export type {
   Connector,
@@ -30,10 +31,15 @@ export type {
   Validation,
 } from "./types.ts";
 export {
+  type BodyKind,
+  type HostAuth,
   listOperations,
+  type OpenApiBody,
   openApiConnector,
   type OpenApiConnectorOptions,
   type OpenApiOperation,
+  type OpenApiParameter,
+  type ParameterLocation,
   type SkippedOperation,
 } from "./openapi/mod.ts";
 export { toolSetConnector, type ToolSetConnectorOptions } from "./toolset.ts";
@@ -54,6 +60,7 @@ export {
 } from "./builtin/mod.ts";
 export {
   type McpApprovalOptions,
+  type McpCommonOptions,
   McpConnector,
   mcpConnector,
   type McpHttpOptions,

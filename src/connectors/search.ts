@@ -16,11 +16,15 @@ import { normalizeTerm, searchTerms, splitWords, synonymsOf } from "./search_ter
 
 /** A tool or snippet as search sees it. */
 export interface SearchDocument {
+  /** A tool, or a snippet. */
   kind: "tool" | "snippet";
   /** Unique: `connector.tool` for tools, `snippet:name` for snippets. */
   path: string;
+  /** The tool's or snippet's own name, without connector or `snippet:`. */
   name: string;
+  /** The tool's connector; absent for snippets. */
   connector?: string;
+  /** What it does, as its author wrote it (its words count half a name's). */
   description: string;
   /**
    * The namespace that sees it (snippets). A document without one is seen by every search;
@@ -31,6 +35,7 @@ export interface SearchDocument {
 
 /** A ranked result: the document and its score (higher is better; 0 when listing). */
 export interface SearchHit extends SearchDocument {
+  /** BM25 relevance, rounded to three decimals. */
   score: number;
 }
 
@@ -46,6 +51,7 @@ export interface SearchOptions {
 
 /** One page of results. */
 export interface SearchPage {
+  /** This page's hits, best first (by path when a blank query lists everything). */
   items: SearchHit[];
   /** Present when more results follow; pass it back as `cursor`. */
   nextCursor?: string;

@@ -29,7 +29,11 @@
  *
  * @module
  */
-import type { ToolSet } from "ai";
+// `@ignore`: the AI SDK documents `ToolSet`; without it `deno doc --lint` wants it exported.
+import type {
+  /** @ignore */
+  ToolSet,
+} from "ai";
 import { CordonError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { type AdaptedSchema, adaptSchema, isThenable } from "./toolset_schema.ts";

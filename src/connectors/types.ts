@@ -26,8 +26,11 @@ export interface ToolAnnotations {
 export interface ToolContext {
   /** Aborted when the call times out or the execution ends. */
   signal: AbortSignal;
+  /** The execution making the call. */
   executionId: string;
+  /** The connector's name, as the script calls it. */
   connector: string;
+  /** The tool's name within its connector. */
   tool: string;
 }
 
@@ -36,10 +39,15 @@ export type Validation = { ok: true; value: unknown } | { ok: false; error: Erro
 
 /** One callable method of a connector. */
 export interface Tool {
+  /** The property the script calls it by: letters, digits, `_`, `-`, `.` (at most 128). */
   name: string;
+  /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
+  /** JSON Schema of the arguments; the declarations type them from it. */
   inputSchema: JsonSchema;
+  /** JSON Schema of the result; without it the model sees `unknown` (or an observed shape). */
   outputSchema?: JsonSchema;
+  /** How it behaves: read-only, destructive, needs approval, replay, who resolves it. */
   annotations: ToolAnnotations;
   /** Per-call time limit in ms, counted from when the call starts executing. */
   timeoutMs?: number;
@@ -55,8 +63,11 @@ export interface Tool {
 
 /** A named provider of tools. */
 export interface Connector {
+  /** The global a script calls it by: a JavaScript identifier, not a reserved global. */
   name: string;
+  /** What the connector is for, shown to the model. */
   description: string;
+  /** Its tools; read again when `onToolsChanged` fires. */
   tools: readonly Tool[];
   /** Calls of this connector running at once, across all executions. */
   concurrency?: number;
@@ -77,7 +88,9 @@ export interface Connector {
 
 /** One page of a listing. */
 export interface Page<T> {
+  /** The entries on this page. */
   items: T[];
+  /** Present when more follow; pass it back as `cursor`. */
   nextCursor?: string;
   /** The backend had more than a page can carry and some were left out. */
   truncated?: boolean;
@@ -85,6 +98,7 @@ export interface Page<T> {
 
 /** Whether a connector can serve calls now, as a value (never thrown). */
 export interface ConnectorCheck {
+  /** True when the connector can serve calls now. */
   ready: boolean;
   /** What is wrong when not ready (backend down, auth refused, …). */
   problems?: { code: string; message: string }[];
@@ -94,24 +108,35 @@ export interface ConnectorCheck {
 
 /** A resource a connector can read. */
 export interface ResourceInfo {
+  /** The resource's URI, for `readResource`. */
   uri: string;
+  /** A short name for it. */
   name: string;
+  /** What it holds. */
   description?: string;
+  /** Its media type, when known. */
   mimeType?: string;
 }
 
 /** A parameterized resource (`file:///{path}`). */
 export interface ResourceTemplateInfo {
+  /** An RFC 6570 URI template; fill it in and read the result with `readResource`. */
   uriTemplate: string;
+  /** A short name for it. */
   name: string;
+  /** What its resources hold. */
   description?: string;
+  /** The media type of its resources, when known. */
   mimeType?: string;
 }
 
 /** A prompt a connector offers. */
 export interface PromptInfo {
+  /** The prompt's name, for `getPrompt`. */
   name: string;
+  /** What the prompt is for. */
   description?: string;
+  /** The arguments it takes, and whether each is required. */
   arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
@@ -121,11 +146,15 @@ export interface PromptInfo {
  * `{ ok: false, error }` for the script. Absent methods are "not supported" for this connector.
  */
 export interface ConnectorHandle {
+  /** Whether calls can be served now; a down backend is `ready: false`, not a throw. */
   check(): Promise<ConnectorCheck>;
+  /** One page of the resources it offers; pass `nextCursor` back as `cursor`. */
   resources?(cursor?: string): Promise<Page<ResourceInfo>>;
+  /** One page of its resource templates; pass `nextCursor` back as `cursor`. */
   resourceTemplates?(cursor?: string): Promise<Page<ResourceTemplateInfo>>;
   /** The resource's contents, in the documented shape (`{ contents: [{ uri, mimeType?, text? | blob? }] }`). */
   readResource?(uri: string): Promise<unknown>;
+  /** One page of the prompts it offers; pass `nextCursor` back as `cursor`. */
   prompts?(cursor?: string): Promise<Page<PromptInfo>>;
   /** The prompt's messages (`{ description?, messages: [{ role, content }] }`). */
   getPrompt?(name: string, args?: Record<string, string>): Promise<unknown>;
@@ -138,16 +167,24 @@ export interface ConnectorHandle {
 
 /** A connector as listed for callers (no functions). */
 export interface ConnectorInfo {
+  /** The global a script calls it by. */
   name: string;
+  /** What the connector is for. */
   description: string;
+  /** Its tools, as data. */
   tools: ToolInfo[];
 }
 
 /** A tool as listed for callers. */
 export interface ToolInfo {
+  /** The property the script calls it by on its connector. */
   name: string;
+  /** What the tool does. */
   description: string;
+  /** JSON Schema of the arguments. */
   inputSchema: JsonSchema;
+  /** JSON Schema of the result, when the tool declares one. */
   outputSchema?: JsonSchema;
+  /** How it behaves: read-only, destructive, needs approval, replay, who resolves it. */
   annotations: ToolAnnotations;
 }

@@ -19,11 +19,13 @@ import type { ExecuteResult, PendingAction } from "./types.ts";
 
 /** What rollback did. */
 export interface RollbackReport {
+  /** The execution rolled back (now `rolled_back`). */
   executionId: string;
   /** Entries reverted, in the order they were reverted (newest first). */
   reverted: number[];
   /** Applied entries whose tool has no `revert`. */
   skipped: number[];
+  /** Applied entries whose `revert` threw, with the error; they stay `applied`. */
   failed: { seq: number; error: ErrorInfo }[];
 }
 

@@ -22,6 +22,7 @@ export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typeche
 
 /** Which namespace a call acts in (the default one when absent). */
 export interface InNamespace {
+  /** The namespace to act in: lowercase letters, digits, `-` and `_` (at most 64). */
   namespace?: string;
 }
 

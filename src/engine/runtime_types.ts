@@ -50,6 +50,7 @@ export const DEFAULT_DURABILITY: Readonly<DurabilityOptions> = Object.freeze({
 
 /** Options for {@link createRuntime}. */
 export interface RuntimeOptions {
+  /** The connectors scripts call, each a global by its name; the runtime starts and closes them. */
   connectors?: readonly Connector[];
   /**
    * The database: `file:…` (default `file:<dataDir>/cordon.db`), `:memory:`, or a libSQL server
@@ -64,11 +65,14 @@ export interface RuntimeOptions {
   limits?: Partial<Limits>;
   /** The most an execution may ask for. */
   maxLimits?: Partial<Limits>;
+  /** The warm pool: children started ahead of executions, so a run does not wait for a spawn. */
   pool?: {
     /** Children kept warm with the default policy (0 turns the pool off). */
     size?: number;
   };
+  /** Where and how children run. */
   sandbox?: SandboxOptions;
+  /** Overrides of {@link DEFAULT_DURABILITY}: holding paused children, leases, expiry. */
   durability?: Partial<DurabilityOptions>;
   /**
    * The type check an execution gets when it does not say (default `warn`: beside the run,
@@ -102,47 +106,73 @@ export interface SandboxOptions {
 
 /** What this runtime can do on this host. */
 export interface RuntimeCapabilities {
+  /** The Deno version of this process (children run `sandbox.denoPath`, the same by default). */
   deno: string;
+  /** What turns the model's TypeScript into JavaScript for the child. */
   transpiler: "sucrase";
+  /** What bounds a child's memory on this host, and why that guard was chosen. */
   memoryGuard: { kind: MemoryGuardKind; reason: string };
+  /** Children the warm pool keeps (`size`) and how many wait now (`idle`). */
   pool: { size: number; idle: number };
+  /** What an execution gets when it asks for nothing. */
   limits: Limits;
+  /** The most an execution may ask for. */
   maxLimits: Limits;
+  /** The database URL, with any credentials taken out. */
   db: string;
+  /** This runtime's id as the owner of the executions it runs (their leases name it). */
   nodeId: string;
+  /** The hash of the current tool declarations; it changes with any tool's schema. */
   declarationHash: string;
 }
 
 /** An execution as listed. */
 export interface ExecutionSummary {
+  /** The execution's id. */
   executionId: string;
   /** The tenant it belongs to. */
   namespace: string;
+  /** Where it is in its life: `running`, `paused`, or how it ended. */
   status: ExecutionStatus;
+  /** When it was created, in ms since the epoch. */
   createdAt: number;
+  /** When its status last changed, in ms since the epoch (paused ones expire by it). */
   updatedAt: number;
+  /** When it ended, in ms since the epoch; absent while running or paused. */
   endedAt?: number;
+  /** Children it has run in: 1, plus one per replay after its child was gone. */
   passes: number;
+  /** The failure's code and message, when it ended in `error` or `rejected`. */
   error?: { code: string; message: string };
 }
 
 /** An execution with its code, outcome and whole call log. */
 export interface ExecutionDetails extends ExecutionSummary {
+  /** The code as it was sent. */
   code: string;
+  /** The input it was given. */
   input: unknown;
+  /** What the code returned, once it completed. */
   result?: unknown;
+  /** The connectors the runtime had when it started. */
   connectors: string[];
+  /** The declaration hash when it started: which tool types the code was written against. */
   declarationHash: string;
   /** The unguessable reference its stored console lines are read by ({@link Runtime.readLogs}). */
   logRef: string;
+  /** The whole call log in `seq` order, each entry with its stored result. */
   calls: (CallRecord & { result?: unknown })[];
+  /** Calls still waiting for a decision. */
   pending: PendingAction[];
 }
 
 /** A page of stored console lines. */
 export interface LogPage {
+  /** The execution the lines belong to. */
   executionId: string;
+  /** The namespace of that execution. */
   namespace: string;
+  /** The lines in the order written, each with its `seq` in the store. */
   items: (LogEntry & { seq: number })[];
   /** Pass back as `cursor` for the next page. */
   nextCursor?: string;
@@ -171,6 +201,10 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   }>;
   /** One execution with its call log; `undefined` if unknown. */
   execution(executionId: string): Promise<ExecutionDetails | undefined>;
+  /**
+   * Deletes an execution with its call log and console lines; false if unknown. Throws
+   * `invalid_state` while it runs.
+   */
   deleteExecution(executionId: string): Promise<boolean>;
   /** An execution's stored console lines, paged; `not_found` for an unknown reference. */
   readLogs(options: { logRef: string; cursor?: string; limit?: number }): Promise<LogPage>;
@@ -187,8 +221,13 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   connectors(): ConnectorInfo[];
   /** Whether a connector can serve calls now (`connector_not_found` if there is none). */
   checkConnector(name: string): Promise<ConnectorCheck>;
+  /** What this runtime runs with on this host: versions, memory guard, pool and limits. */
   capabilities(): RuntimeCapabilities;
   /** Resolves once the pool has its children waiting and the type checker is warm. */
   warm(): Promise<void>;
+  /**
+   * Ends running executions (`runtime_closed`), kills every child, closes the connectors and the
+   * database. Calling it again does nothing.
+   */
   close(): Promise<void>;
 }

@@ -49,7 +49,9 @@ export interface ExecutionPolicy {
 
 /** One console line. */
 export interface LogEntry {
+  /** The console method that wrote it (`console.trace` counts as `debug`). */
   level: LogLevel;
+  /** The arguments joined by spaces: strings as they are, other values inspected. */
   message: string;
   /** Milliseconds since the execution started. */
   atMs: number;
@@ -57,24 +59,37 @@ export interface LogEntry {
 
 /** One entry of the call log, as the result reports it. */
 export interface CallRecord {
+  /** The call's number in the execution's call log, from 1. */
   seq: number;
   /** `tool` for tool calls, `step` for `codemode.step` values. */
   kind: "tool" | "step";
+  /** The connector called (`codemode` for a step). */
   connector: string;
+  /** The tool called (`step` for a step). */
   tool: string;
+  /** The arguments as the script passed them (a step's are its name and occurrence). */
   args: unknown;
+  /** Where the call is: `executing`, `applied`, `pending`, `error`, `rejected` or `reverted`. */
   state: CallState;
+  /** From when the call was logged until it ended, in ms (approval waits count); 0 until then. */
   durationMs: number;
+  /** Why the call failed or was rejected, or why reverting it failed. */
   error?: ErrorInfo;
+  /** What the call waited for, if anything: `approval`, or a `value` from `resolve()`. */
   needs?: PendingNeed;
 }
 
 /** A call waiting for a person or a client. */
 export interface PendingAction {
+  /** The paused execution the call belongs to. */
   executionId: string;
+  /** The call's number in the call log: pass it as `seq` to `approve`, `reject` or `resolve`. */
   seq: number;
+  /** The connector called. */
   connector: string;
+  /** The tool called. */
   tool: string;
+  /** The arguments as the script passed them; the tool validates them only when it runs. */
   args: unknown;
   /** `approval`: answer with approve/reject. `value`: answer with resolve(value). */
   needs: PendingNeed;
@@ -84,32 +99,47 @@ export interface PendingAction {
 
 /** A problem found in the code before or while it ran. */
 export interface Diagnostic {
+  /** `syntax_error`, or a TypeScript error code such as `TS2322`. */
   code: string;
+  /** What is wrong, as the transpiler or TypeScript put it. */
   message: string;
+  /** `error` stops a `strict` run (and a syntax error any run); `warning` never does. */
   severity: "error" | "warning";
+  /** Line in the user's code, from 1, when known. */
   line?: number;
+  /** Column in that line, from 1, when known. */
   column?: number;
 }
 
 /** How the execution ran. */
 export interface ExecutionMeta {
+  /** The execution's id. */
   executionId: string;
+  /** Wall time until this outcome of the call that produced it (`execute`, `approve`, …), in ms. */
   durationMs: number;
+  /** The time limit the execution ran under, in ms. */
   timeoutMs: number;
+  /** The most `timeoutMs` this runtime allows, in ms. */
   maxTimeoutMs: number;
   /** Tool calls made. */
   calls: number;
+  /** What bounded the child's memory: a cgroup, or only the V8 heap cap (`heap-only`). */
   memoryGuard: MemoryGuardKind;
+  /** The V8 heap cap the child ran under, in MiB. */
   heapMiB: number;
+  /** The cgroup memory limit the child ran under, in MiB; not enforced under `heap-only`. */
   memoryMiB: number;
   /** The child came from the warm pool. */
   pooled: boolean;
   /** This pass replayed a recorded history (the child of an earlier pass was gone). */
   replayed: boolean;
+  /** How the code was read (script body, function or module); absent when it never got that far. */
   form?: CodeForm;
   /** Console bytes received, kept and returned inline. */
   logBytes: number;
+  /** Console lines dropped because the kept output passed `maxConsoleBytes`. */
   logsDropped: number;
+  /** True when the result's `logs` lacks lines; `readLogs` returns every line that was kept. */
   logsTruncated: boolean;
   /** Peak memory of the child, where the cgroup reports it. */
   peakMemoryBytes?: number;
@@ -121,34 +151,55 @@ export interface ExecutionMeta {
 
 /** An execution that finished. */
 export interface CompletedResult {
+  /** The code ran to its end. */
   status: "completed";
+  /** The execution's id: read it back with `execution()`, undo its calls with `rollback()`. */
   executionId: string;
+  /** What the code returned; `Date`, `Map`, `Uint8Array`, `bigint` and the like survive. */
   result: unknown;
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
   logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
   calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
   diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
   meta: ExecutionMeta;
 }
 
 /** An execution waiting for decisions (`approve`, `reject`, `resolve`). */
 export interface PausedResult {
+  /** Calls wait for a decision; the execution continues once they have one. */
   status: "paused";
+  /** The execution's id: what `approve`, `reject` and `resolve` take. */
   executionId: string;
+  /** The waiting calls: `approval` ones take `approve` or `reject`, `value` ones `resolve`. */
   pending: PendingAction[];
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
   logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
   calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
   diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
   meta: ExecutionMeta;
 }
 
 /** An execution that failed (`error`), or whose rejected call it did not catch (`rejected`). */
 export interface ErrorResult {
+  /** `error`: it failed; `rejected`: it did not catch a rejected call's error. */
   status: "error" | "rejected";
+  /** The execution's id: read it back with `execution()`. */
   executionId: string;
+  /** Why it ended; `code` says what kind of failure (`sandbox_timeout`, `script_error`, …). */
   error: ErrorInfo;
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
   logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
   calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
   diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
   meta: ExecutionMeta;
 }
 

@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { type Client, createClient, type InStatement } from "@libsql/client";
+// `@ignore`: libSQL documents `InStatement`; without it `deno doc --lint` wants it exported.
+import {
+  type Client,
+  createClient,
+  /** @ignore */
+  type InStatement,
+} from "@libsql/client";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CordonError } from "../errors.ts";
@@ -21,10 +27,13 @@ export const BUSY_TIMEOUT_MS = 5_000;
 
 /** A store connection with the few operations Cordon needs. */
 export interface Db {
+  /** The URL it was opened with: `file:…`, `:memory:`, or a libSQL server's. */
   readonly url: string;
+  /** Runs one statement: SQL text, or `{ sql, args }` with `?` placeholders. */
   execute(stmt: InStatement): Promise<DbResult>;
   /** Runs statements atomically (a write transaction). */
   batch(stmts: InStatement[]): Promise<DbResult[]>;
+  /** Closes the connection. */
   close(): void;
 }
 

@@ -13,7 +13,9 @@ import type { InStatement, InValue } from "@libsql/client";
 
 /** What a statement returns. */
 export interface DbResult {
+  /** The rows, each an object keyed by column name; empty when the statement returns none. */
   rows: Record<string, unknown>[];
+  /** How many rows an `INSERT`, `UPDATE` or `DELETE` changed. */
   rowsAffected: number;
 }
 

@@ -14,10 +14,12 @@ export { DEFAULT_HTTP_TIMEOUT_MS, MAX_REDIRECTS } from "./http.ts";
 export { BODY_PROPERTY } from "./input.ts";
 export { baseToolName, MAX_TOOL_NAME_LENGTH } from "./names.ts";
 export {
+  type BodyKind,
   listOperations,
   type OpenApiBody,
   type OpenApiOperation,
   type OpenApiParameter,
+  type ParameterLocation,
   type SkippedOperation,
 } from "./operations.ts";
 export type { HostAuth } from "./request.ts";

@@ -16,14 +16,21 @@ export type ParameterLocation = "path" | "query" | "header" | "cookie";
 
 /** One parameter, dereferenced. `schema` may still hold `$ref`s into the document. */
 export interface OpenApiParameter {
+  /** Its name in the document; the input property too, unless taken (then `query_id`, …). */
   name: string;
+  /** Where it goes: path, query, header or cookie. */
   in: ParameterLocation;
+  /** Whether the input must have it (path parameters always). */
   required: boolean;
+  /** Its schema from the document (of its JSON content, for `content` parameters). */
   schema: unknown;
+  /** The document's description of it. */
   description?: string;
+  /** True when the document marks it deprecated. */
   deprecated?: boolean;
   /** Serialization style (`form`, `simple`, `deepObject`, …), defaulted per location. */
   style: string;
+  /** OpenAPI `explode`: arrays and objects as separate values (default true for `form`). */
   explode: boolean;
   /** Declared with `content: { "application/json": … }`: sent as JSON text. */
   json: boolean;
@@ -34,10 +41,15 @@ export type BodyKind = "json" | "form" | "text";
 
 /** The request body an operation sends. */
 export interface OpenApiBody {
+  /** The media type sent as `content-type`; JSON is preferred when the document offers it. */
   mediaType: string;
+  /** How the value is encoded: JSON, a URL-encoded form, or text. */
   kind: BodyKind;
+  /** Whether the document requires a body. */
   required: boolean;
+  /** The body's schema from the document (`{ type: "string" }` for text). */
   schema: unknown;
+  /** The document's description of the body. */
   description?: string;
 }
 
@@ -47,12 +59,19 @@ export interface OpenApiOperation {
   method: string;
   /** The path template: `/pets/{petId}`. */
   path: string;
+  /** The document's `operationId`; the tool's name is made from it (else method and path). */
   operationId?: string;
+  /** The document's summary; the tool's description starts with it. */
   summary?: string;
+  /** The document's description; the tool's description goes on with it after the summary. */
   description?: string;
+  /** True when the document marks it deprecated; its description then says so. */
   deprecated: boolean;
+  /** The document's tags, handy for `include` filters. */
   tags: string[];
+  /** Its parameters, the path item's merged with its own (which win), dereferenced. */
   parameters: OpenApiParameter[];
+  /** The request body it sends, when it has one this connector can encode. */
   body?: OpenApiBody;
   /** The JSON schema of the 200 (else 201) response, when it has one. */
   responseSchema?: unknown;

@@ -18,7 +18,9 @@ import {
 
 /** Credentials the host adds to every request; the script never sees them. */
 export interface HostAuth {
+  /** Headers set on every request (`Authorization`, API keys), over any the arguments set. */
   headers?: Record<string, string>;
+  /** Query parameters added to every request; an argument of the same name is dropped. */
   query?: Record<string, string>;
 }
 
