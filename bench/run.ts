@@ -10,7 +10,7 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile, discovery, mcp. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery, mcp, service. See docs/benchmarks.md.
  *
  * @module
  */
@@ -28,6 +28,7 @@ import {
 } from "./exec.ts";
 import { SAMPLES } from "./setup.ts";
 import { breakdownBench, perCallPartsBench } from "./parts.ts";
+import { SERVICE_SAMPLES, serviceBench } from "./service.ts";
 import { rawSpawnBench } from "./spawn.ts";
 import { storeShareBench } from "./store_share.ts";
 import { cpuSnapshot, otherCpuPercent, progress, round, sleep } from "./stats.ts";
@@ -47,6 +48,7 @@ const SECTIONS = [
   "transpile",
   "discovery",
   "mcp",
+  "service",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -164,6 +166,15 @@ function targets(r: Figures): Record<string, Target> {
   }
   const mcp = r.mcp as { endToEnd: { addedUs: number } } | undefined;
   if (mcp) atMost("mcpAddedPerCallP50", mcp.endToEnd.addedUs, 200, "µs over a direct SDK call");
+  const service = r.service as { ratio: number; httpP50Ms: number } | undefined;
+  if (service) {
+    out.serviceRatio = {
+      target: "≥ 0.85 (HTTP ÷ library executions/s, 16 clients)",
+      measured: service.ratio,
+      met: service.ratio >= 0.85,
+    };
+    atMost("serviceHttpP50", service.httpP50Ms, 5, "ms (trivial execution over HTTP)");
+  }
   return out;
 }
 
@@ -241,6 +252,9 @@ async function main() {
       connector: await mcpBench(quick ? 200 : 1_000),
       endToEnd: await mcpEndToEndBench(quick ? 4 : 12),
     };
+  });
+  await step("service", "HTTP service vs library (16 clients)", async () => {
+    results.service = await serviceBench(SERVICE_SAMPLES[quick ? "quick" : "full"]);
   });
 
   const summary = {
