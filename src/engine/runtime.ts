@@ -7,13 +7,14 @@
  */
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { httpConnector, stateConnector } from "../connectors/builtin/mod.ts";
 import { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { CordonError } from "../errors.ts";
 import { hostDeniedAddresses } from "../sandbox/policy.ts";
 import { detectMemoryGuard } from "../sandbox/cgroup.ts";
+import { guestEntry } from "../sandbox/guest_files.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { CallStore } from "../store/calls.ts";
 import { openDb } from "../store/client.ts";
@@ -39,17 +40,6 @@ import {
   type RuntimeOptions,
 } from "./runtime_types.ts";
 import type { ExecuteHooks, ExecuteRequest } from "./types.ts";
-
-function guestEntryPath(): string {
-  const url = new URL("../sandbox/guest/entry.ts", import.meta.url);
-  if (url.protocol !== "file:") {
-    throw new CordonError(
-      "spawn_failed",
-      `Cordon's sandbox guest must be a local file, but this copy was loaded from ${url.origin}; install it locally`,
-    );
-  }
-  return fileURLToPath(url);
-}
 
 /** Starts every connector that needs it, at once; if one fails, stops the others and says which. */
 async function startConnectors(connectors: readonly Connector[]): Promise<void> {
@@ -95,6 +85,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const cwd = join(base, "empty");
   await Deno.mkdir(denoDir, { recursive: true });
   await Deno.mkdir(cwd, { recursive: true });
+  // Before anything is opened: a guest that cannot be had leaves nothing to close.
+  const guest = await guestEntry(join(base, "guest"));
   const dbUrl = options.db ??
     pathToFileURL(join(resolvePath(options.dataDir ?? ".cordon"), "cordon.db")).href;
   const db = await openDb(dbUrl, options.dbAuthToken);
@@ -118,7 +110,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
   const env: ChildEnvironment = {
     denoPath: sandbox.denoPath ?? Deno.execPath(),
-    guestEntry: guestEntryPath(),
+    guestEntry: guest,
     denoDir,
     cwd,
     memoryGuard,
