@@ -176,8 +176,8 @@ export async function resolve(
 }
 
 /** Every call waiting for a decision, across executions. */
-export async function pending(engine: Engine): Promise<PendingAction[]> {
-  return (await engine.parts.calls.pending()).map(toPendingAction);
+export async function pending(engine: Engine, namespace?: string): Promise<PendingAction[]> {
+  return (await engine.parts.calls.pending(namespace)).map(toPendingAction);
 }
 
 /** Reverts applied calls in reverse order (tools that declare `revert`), then marks the execution `rolled_back`. */

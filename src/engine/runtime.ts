@@ -32,6 +32,7 @@ import * as control from "./control.ts";
 import { type DurabilitySettings, Engine } from "./engine.ts";
 import { EventHub } from "./events.ts";
 import { executionsApi } from "./executions_api.ts";
+import { checkNamespace } from "./namespace.ts";
 import { configureLimits } from "./limits.ts";
 import {
   DEFAULT_DURABILITY,
@@ -190,7 +191,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       value,
     ) => (closed(), await engine.track(() => control.resolve(engine, id, seq, value))),
     rollback: async (id) => (closed(), await engine.track(() => control.rollback(engine, id))),
-    pending: () => control.pending(engine),
+    pending: (o) =>
+      control.pending(engine, o?.namespace === undefined ? undefined : checkNamespace(o.namespace)),
     ...executionsApi(engine),
     pruneExecutions(o) {
       if (!Number.isSafeInteger(o?.keep) || o.keep < 0) {

@@ -190,8 +190,8 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   resolve(executionId: string, seq: number, value: unknown): Promise<ExecuteResult>;
   /** Reverts applied calls newest first and marks the execution `rolled_back`. */
   rollback(executionId: string): Promise<control.RollbackReport>;
-  /** Every call waiting for a decision, across executions. */
-  pending(): Promise<PendingAction[]>;
+  /** Every call waiting for a decision, across executions (of one namespace when given). */
+  pending(options?: { namespace?: string }): Promise<PendingAction[]>;
   /** Executions newest first (of one namespace when given). */
   executions(
     options?: { status?: ExecutionStatus; namespace?: string; limit?: number; cursor?: string },

@@ -10,9 +10,9 @@ import type { ExecuteRequest, ExecuteResult } from "../engine/mod.ts";
 import { MAX_CODE_CHARS } from "../engine/source.ts";
 import { EXECUTION_STATUSES } from "../store/executions.ts";
 import type { ServiceDeps } from "./deps.ts";
-import { errorResponse, fail, jsonResponse } from "./http.ts";
+import { errorResponse, jsonResponse } from "./http.ts";
 import { type Route, route } from "./route.ts";
-import { isAdmin, namespaceFor, visibleExecution } from "./scope.ts";
+import { namespaceFor, visibleExecution } from "./scope.ts";
 import { eventStream } from "./sse.ts";
 
 const id = z.object({ id: z.string().min(1).max(200) });
@@ -240,23 +240,9 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       access: "approve",
       query: z.object({ namespace }).strict(),
       responses: { 200: "Every waiting call the key may see" },
-      handle: async ({ principal, query }) => {
-        const ns = namespaceFor(principal, query.namespace, true);
-        const all = await runtime.pending();
-        if (ns === undefined && isAdmin(principal)) return { items: all };
-        const items = [];
-        for (const p of all) {
-          const d = await runtime.execution(p.executionId);
-          if (d?.namespace === ns) items.push(p);
-        }
-        return { items };
-      },
+      handle: async ({ principal, query }) => ({
+        items: await runtime.pending({ namespace: namespaceFor(principal, query.namespace, true) }),
+      }),
     }),
   ];
-}
-
-/** Throws `not_found` unless `value` is defined. */
-export function found<T>(value: T | undefined, what: string): T {
-  if (value === undefined) fail("not_found", `There is no ${what}`);
-  return value;
 }

@@ -181,10 +181,17 @@ export class CallStore {
   }
 
   /** Every undecided pending entry across executions, oldest first. */
-  async pending(): Promise<CallEntry[]> {
-    const rs = await this.db.execute(
-      "SELECT * FROM calls WHERE state = 'pending' AND decision IS NULL ORDER BY started_at, execution_id, seq",
-    );
+  async pending(namespace?: string): Promise<CallEntry[]> {
+    const rs = namespace === undefined
+      ? await this.db.execute(
+        "SELECT * FROM calls WHERE state = 'pending' AND decision IS NULL ORDER BY started_at, execution_id, seq",
+      )
+      : await this.db.execute({
+        sql: `SELECT c.* FROM calls c JOIN executions e ON e.id = c.execution_id
+          WHERE c.state = 'pending' AND c.decision IS NULL AND e.namespace = ?
+          ORDER BY c.started_at, c.execution_id, c.seq`,
+        args: [namespace],
+      });
     return rs.rows.map((r) => fromRow(r as Row));
   }
 }
