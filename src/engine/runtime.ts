@@ -78,6 +78,10 @@ async function closeConnectors(connectors: readonly Connector[]): Promise<void> 
  * ```
  */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const typecheck = options.typecheck ?? "warn";
+  if (!TYPECHECK_MODES.includes(typecheck)) {
+    throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
+  }
   const { defaults, maxima } = configureLimits(options.limits, options.maxLimits);
   const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
@@ -108,7 +112,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     db.close();
     throw err;
   }
-  const memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
+  let memoryGuard;
+  try {
+    memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
+  } catch (err) {
+    // Nothing started may outlive a runtime that was never returned.
+    await closeConnectors(connectors);
+    db.close();
+    throw err;
+  }
   const env: ChildEnvironment = {
     denoPath: sandbox.denoPath ?? Deno.execPath(),
     guestEntry: guest,
@@ -118,11 +130,6 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     allowPrivateNetwork: sandbox.allowPrivateNetwork ?? false,
     denyAddresses: hostDeniedAddresses(),
   };
-  const typecheck = options.typecheck ?? "warn";
-  if (!TYPECHECK_MODES.includes(typecheck)) {
-    db.close();
-    throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
-  }
   const executions = new ExecutionStore(db);
   const calls = new CallStore(db);
   const snippetStore = new SnippetStore(db);
