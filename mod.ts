@@ -26,6 +26,39 @@
  * @module
  */
 export {
+  ARTIFACT_NAME,
+  type ArtifactContent,
+  type ArtifactInfo,
+  type ArtifactPage,
+  type ArtifactRef,
+  type ArtifactsOptions,
+  DEFAULT_ARTIFACT_MAX_BYTES,
+  type DeleteArtifactOptions,
+  type ListArtifactsOptions,
+  parseArtifactRef,
+  type SaveArtifactOptions,
+} from "./src/engine/mod.ts";
+export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";
+export {
+  type CodeBlock,
+  type CodeRunner,
+  createRedactor,
+  DEFAULT_LOG_RETAIN_MS,
+  executeCode,
+  type ExecuteCodeRequest,
+  type ExecuteCodeResult,
+  extractCodeBlocks,
+  type ExtractCodeBlocksOptions,
+  type LogOptions,
+  MIN_SECRET_VALUE_LENGTH,
+  type Redact,
+  redactCredentials,
+  type RedactOptions,
+  type RedactorOptions,
+  redactValue,
+  SUPPORTED_LANGUAGES,
+} from "./src/engine/mod.ts";
+export {
   type CallRecord,
   type CodeForm,
   type CompletedResult,
@@ -120,4 +153,12 @@ export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
 export { type Db, type DbResult, openDb } from "./src/store/client.ts";
+export type { RecoveryClass, RecoveryEntry } from "./src/store/sessions.ts";
+export {
+  DEFAULT_SESSIONS,
+  type RecoveryPage,
+  type SessionInfo,
+  type SessionsApi,
+  type SessionSettings,
+} from "./src/engine/mod.ts";
 export type { ExecutionStatus } from "./src/store/executions.ts";

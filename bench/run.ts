@@ -10,7 +10,7 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile, discovery, mcp, service. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery, mcp, service, session. See docs/benchmarks.md.
  *
  * @module
  */
@@ -29,6 +29,7 @@ import {
 import { SAMPLES } from "./setup.ts";
 import { breakdownBench, perCallPartsBench } from "./parts.ts";
 import { SERVICE_SAMPLES, serviceBench } from "./service.ts";
+import { sessionBench } from "./session.ts";
 import { rawSpawnBench } from "./spawn.ts";
 import { storeShareBench } from "./store_share.ts";
 import { cpuSnapshot, otherCpuPercent, progress, round, sleep } from "./stats.ts";
@@ -49,6 +50,7 @@ const SECTIONS = [
   "discovery",
   "mcp",
   "service",
+  "session",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -175,6 +177,10 @@ function targets(r: Figures): Record<string, Target> {
     };
     atMost("serviceHttpP50", service.httpP50Ms, 5, "ms (trivial execution over HTTP)");
   }
+  const session = r.session as { reusedMs: { p50: number } } | undefined;
+  if (session) {
+    atMost("sessionReusedP50", session.reusedMs.p50, 2, "ms (execution in a reused session)");
+  }
   return out;
 }
 
@@ -255,6 +261,9 @@ async function main() {
   });
   await step("service", "HTTP service vs library (16 clients)", async () => {
     results.service = await serviceBench(SERVICE_SAMPLES[quick ? "quick" : "full"]);
+  });
+  await step("session", "an execution in a reused session", async () => {
+    results.session = await sessionBench(quick ? 30 : 200);
   });
 
   const summary = {

@@ -10,11 +10,14 @@
 export type ErrorCode =
   // The request itself.
   | "invalid_request"
+  | "unsupported_language"
   | "limit_exceeded"
   | "runtime_closed"
   // The code, before it runs.
   | "syntax_error"
   | "type_error"
+  | "import_not_allowed"
+  | "package_unavailable"
   // The code, while it runs.
   | "script_error"
   | "result_not_serializable"
@@ -50,6 +53,9 @@ export type ErrorCode =
   // Snippets.
   | "snippet_not_found"
   | "snippet_unavailable"
+  // Sessions.
+  | "session_not_found"
+  | "session_busy"
   // The service.
   | "invalid_config"
   | "unauthorized"
@@ -63,10 +69,13 @@ export type ErrorCode =
 /** Every code, for validation and exhaustive tables. */
 export const ERROR_CODES: readonly ErrorCode[] = [
   "invalid_request",
+  "unsupported_language",
   "limit_exceeded",
   "runtime_closed",
   "syntax_error",
   "type_error",
+  "import_not_allowed",
+  "package_unavailable",
   "script_error",
   "result_not_serializable",
   "result_too_large",
@@ -97,6 +106,8 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "expired",
   "snippet_not_found",
   "snippet_unavailable",
+  "session_not_found",
+  "session_busy",
   "invalid_config",
   "unauthorized",
   "forbidden",

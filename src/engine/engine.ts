@@ -20,8 +20,11 @@ import { CallJournal } from "./journal.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import { Pass, type PassEvent } from "./pass.ts";
 import type { PlatformHost } from "./platform.ts";
-import { prepareSource } from "./source.ts";
+import { type PreparedSource, prepareSource } from "./source.ts";
 import type { EventHub, ExecutionEvent } from "./events.ts";
+import { endSessionRun, type SessionUse, takeSession } from "./session_runs.ts";
+import type { SessionManager } from "./sessions.ts";
+import { sessionSource } from "./session_source.ts";
 import { checkNamespace } from "./namespace.ts";
 import type {
   CallRecord,
@@ -67,6 +70,12 @@ export interface EngineParts {
   observe?(connector: string, tool: string, value: unknown): void;
   /** Live events for listeners (the service's server-sent events). */
   events: EventHub;
+  /** Prepares code that may import allowed packages (`PackageSet.prepare`); else prepareSource. */
+  prepare?(code: string): PreparedSource | Promise<PreparedSource>;
+  /** Live sessions (absent: executions cannot ask for one). */
+  sessions?: SessionManager;
+  /** Applied to console lines, and to code and messages before they are journaled. */
+  redact?: (text: string) => string;
 }
 
 interface LiveRun {
@@ -74,6 +83,7 @@ interface LiveRun {
   row: ExecutionRow;
   journal: CallJournal;
   startedAt: number;
+  session?: SessionUse;
 }
 
 /** The engine core. */
@@ -156,6 +166,7 @@ export class Engine {
     let limits: Limits;
     let policy: SandboxPolicy;
     let namespace: string;
+    let session: SessionUse | undefined;
     try {
       if (request === null || typeof request !== "object") {
         throw new CordonError("invalid_request", "execute() takes an object with code");
@@ -165,6 +176,13 @@ export class Engine {
       limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
       policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
       namespace = checkNamespace(request.namespace);
+      session = await takeSession(
+        this.parts.sessions,
+        request,
+        namespace,
+        this.parts.declarationHash,
+        policyKey(policy),
+      );
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }
@@ -173,6 +191,7 @@ export class Engine {
       id,
       namespace,
       logRef: newSecret("log"),
+      ...(session ? { sessionId: session.live.id } : {}),
       code: String(request.code ?? ""),
       input: request.input,
       status: "running",
@@ -196,7 +215,7 @@ export class Engine {
     } catch {
       // The caller's callback cannot stop a recorded execution.
     }
-    return await this.runPass(row, [], startedAt);
+    return await this.runPass(row, [], startedAt, session);
   }
 
   /** Runs one pass of a recorded execution (new, or a replay over `recorded`). */
@@ -204,30 +223,47 @@ export class Engine {
     row: ExecutionRow,
     recorded: CallEntry[],
     startedAt: number,
+    session?: SessionUse,
   ): Promise<ExecuteResult> {
     const limits = row.limits as unknown as Limits;
+    const failEarly = async (error: ErrorInfo) => {
+      if (session) await this.parts.sessions!.release(session.live, true, "crashed");
+      return await this.finish(row, { ok: false, error }, startedAt);
+    };
+    if (row.sessionId && !session) {
+      await this.parts.sessions?.end(row.sessionId, "released");
+      // Its heap died with its child: running it again elsewhere would not be the same run.
+      return await failEarly(
+        errorInfo(
+          "session_not_found",
+          `Execution ${row.id} ran in session ${row.sessionId}, whose sandbox is gone; it cannot continue`,
+        ),
+      );
+    }
     let source;
     try {
-      source = prepareSource(row.code);
+      source = this.parts.prepare ? await this.parts.prepare(row.code) : prepareSource(row.code);
+      if (session) {
+        source = sessionSource(source);
+        session.declared = source.declared;
+      }
     } catch (err) {
-      return await this.finish(
-        row,
-        { ok: false, error: toErrorInfo(err, "invalid_request") },
-        startedAt,
-      );
+      return await failEarly(toErrorInfo(err, "invalid_request"));
     }
     let child: SandboxChild;
     let pooled: boolean;
     try {
       const policy = { heapMiB: limits.heapMiB, netAllow: (row.policy.net as string[]) ?? [] };
-      ({ child, pooled } = await this.#child(policy, limits));
+      if (session?.live.child?.alive) {
+        child = session.live.child;
+        pooled = false;
+      } else {
+        ({ child, pooled } = await this.#child(policy, limits));
+        if (session) session.live.child = child;
+      }
     } catch (err) {
       const message = `Cannot start a sandbox: ${err instanceof Error ? err.message : String(err)}`;
-      return await this.finish(
-        row,
-        { ok: false, error: errorInfo("spawn_failed", message) },
-        startedAt,
-      );
+      return await failEarly(errorInfo("spawn_failed", message));
     }
     const events = this.parts.events;
     const journal = new CallJournal(
@@ -252,10 +288,12 @@ export class Engine {
       journal,
       memoryGuard: this.parts.memoryGuard.kind,
       holdMs: this.parts.durability.holdMs,
+      keepChild: session !== undefined,
+      redact: this.parts.redact,
       platform: this.parts.platform,
       observe: this.parts.observe,
     });
-    const run: LiveRun = { pass, row, journal, startedAt };
+    const run: LiveRun = { pass, row, journal, startedAt, session };
     this.live.set(row.id, run);
     await pass.start();
     return await this.settle(run, await pass.next());
@@ -279,6 +317,9 @@ export class Engine {
       return this.envelope(run, { status: "paused", pending });
     }
     this.live.delete(row.id);
+    if (event.kind === "released" && run.session) {
+      await this.parts.sessions!.release(run.session.live, false, "released");
+    }
     if (event.kind === "released") {
       // The execution stays paused; a later approve replays it.
       return this.envelope(run, {
@@ -314,6 +355,18 @@ export class Engine {
       owner: null,
       leaseUntil: null,
     });
+    if (run?.session) {
+      await endSessionRun(
+        this.parts.sessions!,
+        this.parts.registry,
+        run.session,
+        row,
+        outcome,
+        [...run.journal.touched.values()],
+        run.pass.keptChild,
+        this.parts.redact ?? ((t) => t),
+      );
+    }
     const partial = outcome.ok
       ? { status: "completed" as const, result: outcome.value }
       : { status, error: outcome.error };
@@ -353,6 +406,11 @@ export class Engine {
       logsDropped: pass.logs.dropped,
       logsTruncated: pass.logs.truncated,
     };
+    if (run.session) {
+      meta.sessionId = run.session.live.id;
+      meta.sessionStatus = run.session.status;
+      if (run.session.status === "created") meta.recoveryRef = run.session.live.recoveryRef;
+    }
     const error = partial.error as ErrorInfo | undefined;
     const diagnostics: Diagnostic[] = error?.code === "syntax_error"
       ? [{

@@ -122,6 +122,7 @@ export function executionsApi(engine: Engine): ExecutionsApi {
         })),
       };
       if (lines.length > limit) page.nextCursor = String(lines[limit - 1].seq);
+      if (lines.length === 0 && await engine.parts.logs.expired(row.id)) page.expired = true;
       return page;
     },
     subscribe: (listener) => engine.parts.events.subscribe(listener),

@@ -1,10 +1,14 @@
 /**
  * Console output of one execution: kept up to `maxConsoleBytes`, returned
- * inline up to `maxInlineConsoleBytes`, the rest dropped and counted.
+ * inline up to `maxInlineConsoleBytes`, the rest dropped and counted. Each
+ * line is redacted once, as it arrives, so the inline logs, the stored lines,
+ * `readLogs` and live events all carry the same redacted text; the byte
+ * counts stay those of what the child sent.
  *
  * @module
  */
 import type { LogLevel, LogParams } from "../sandbox/protocol.ts";
+import { type Redact, redactCredentials } from "./redact.ts";
 import type { LogEntry } from "./types.ts";
 
 const LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
@@ -24,17 +28,24 @@ export class LogBuffer {
   readonly #startedAt: number;
 
   readonly #onEntry?: (entry: LogEntry) => void;
+  readonly #redact: Redact;
 
+  /**
+   * `redact` defaults to the built-in credential shapes; a runtime passes its own, which also
+   * knows the secret values it holds.
+   */
   constructor(
     maxKeptBytes: number,
     maxInlineBytes: number,
     startedAt: number,
     onEntry?: (entry: LogEntry) => void,
+    redact: Redact = redactCredentials,
   ) {
     this.#maxKept = maxKeptBytes;
     this.#maxInline = maxInlineBytes;
     this.#startedAt = startedAt;
     this.#onEntry = onEntry;
+    this.#redact = redact;
   }
 
   /** Takes one `log` notification from the (untrusted) child. */
@@ -51,7 +62,7 @@ export class LogBuffer {
     this.keptBytes += bytes;
     const entry: LogEntry = {
       level,
-      message,
+      message: this.#redact(message),
       atMs: Math.round(performance.now() - this.#startedAt),
     };
     this.entries.push(entry);

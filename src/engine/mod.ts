@@ -14,7 +14,45 @@ export {
   rollback,
   type RollbackReport,
 } from "./control.ts";
+export {
+  ARTIFACT_NAME,
+  ARTIFACT_SCHEME,
+  type ArtifactRef,
+  checkArtifactName,
+  isArtifactName,
+  MAX_ARTIFACT_NAME_CHARS,
+  parseArtifactRef,
+} from "./artifact_ref.ts";
+export {
+  type ArtifactContent,
+  type ArtifactInfo,
+  type ArtifactPage,
+  artifactsApi,
+  type ArtifactsOptions,
+  DEFAULT_ARTIFACT_MAX_BYTES,
+  type DeleteArtifactOptions,
+  type ListArtifactsOptions,
+  type SaveArtifactOptions,
+} from "./artifacts_api.ts";
 export { Catalogue, type Description } from "./catalogue.ts";
+export {
+  type CodeBlock,
+  type CodeRunner,
+  executeCode,
+  type ExecuteCodeRequest,
+  type ExecuteCodeResult,
+  extractCodeBlocks,
+  type ExtractCodeBlocksOptions,
+  SUPPORTED_LANGUAGES,
+} from "./code_executor.ts";
+export {
+  createRedactor,
+  MIN_SECRET_VALUE_LENGTH,
+  type Redact,
+  redactCredentials,
+  type RedactorOptions,
+  redactValue,
+} from "./redact.ts";
 export { Checker, TYPECHECK_MODES, type TypecheckMode } from "./checker.ts";
 export { executeChecked, toDiagnostic } from "./checked.ts";
 export { type DiscoveryApi, type InNamespace, type RunSnippetOptions } from "./discovery_api.ts";
@@ -46,19 +84,33 @@ export {
 export { LogBuffer } from "./logs.ts";
 export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
 export { createRuntime } from "./runtime.ts";
+export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./sessions.ts";
+export { type RecoveryPage, type SessionsApi } from "./sessions_api.ts";
 export {
   DEFAULT_DURABILITY,
+  DEFAULT_LOG_RETAIN_MS,
   DEFAULT_POOL_SIZE,
   type DurabilityOptions,
   type ExecutionDetails,
   type ExecutionSummary,
+  type LogOptions,
   type LogPage,
+  type RedactOptions,
   type Runtime,
   type RuntimeCapabilities,
   type RuntimeOptions,
   type SandboxOptions,
 } from "./runtime_types.ts";
 export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } from "./source.ts";
+export {
+  type BundleStats,
+  checkPackages,
+  type PackageList,
+  PackageSet,
+  type PackageSetOptions,
+  type PackageStats,
+  packageStats,
+} from "./packages/mod.ts";
 export type {
   CallRecord,
   CompletedResult,

@@ -57,6 +57,10 @@ export interface PassOptions {
   executionId: string;
   /** The execution's namespace: `codemode` sees this namespace's snippets. */
   namespace: string;
+  /** A session's pass: the child stays alive after a clean answer. */
+  keepChild?: boolean;
+  /** Redacts each console line as it arrives; LogBuffer's built-in shapes when absent. */
+  redact?: (text: string) => string;
   /** Sees each console line kept. */
   onLog?: (entry: LogEntry) => void;
   child: SandboxChild;
@@ -94,6 +98,8 @@ function readStep(params: unknown): StepParams {
 /** One run of the code in one child. */
 export class Pass {
   readonly logs: LogBuffer;
+  /** The child outlived the run (a session's clean answer). */
+  keptChild = false;
   readonly startedAt = performance.now();
   readonly #o: PassOptions;
   #calls = 0;
@@ -121,6 +127,7 @@ export class Pass {
       options.limits.maxInlineConsoleBytes,
       this.startedAt,
       options.onLog,
+      options.redact,
     );
   }
 
@@ -408,7 +415,10 @@ export class Pass {
     clearTimeout(this.#deadline);
     clearTimeout(this.#hold);
     this.#ended.abort();
-    child.kill();
+    // A session keeps a child that answered cleanly; anything else ends it.
+    this.keptChild = this.#o.keepChild === true && this.#answered && !this.#failure &&
+      !this.#released && child.alive;
+    if (!this.keptChild) child.kill();
     // A limit the host enforced wins over an answer that raced it.
     if (outcome.ok && this.#failure) outcome = { ok: false, error: this.#failure };
     if (outcome.ok) outcome = this.#checkResult(outcome.value);

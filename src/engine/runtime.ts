@@ -12,10 +12,12 @@ import { httpConnector, stateConnector } from "../connectors/builtin/mod.ts";
 import { ConnectorRegistry } from "../connectors/registry.ts";
 import type { Connector } from "../connectors/types.ts";
 import { CordonError } from "../errors.ts";
+import { newId } from "../ids.ts";
 import { hostDeniedAddresses } from "../sandbox/policy.ts";
 import { detectMemoryGuard } from "../sandbox/cgroup.ts";
 import { guestEntry } from "../sandbox/guest_files.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
+import { ArtifactStore } from "../store/artifacts.ts";
 import { CallStore } from "../store/calls.ts";
 import { openDb } from "../store/client.ts";
 import { ExecutionStore } from "../store/executions.ts";
@@ -23,6 +25,10 @@ import { LogStore } from "../store/logs.ts";
 import { migrate } from "../store/migrations.ts";
 import { ShapeStore } from "../store/shapes.ts";
 import { SnippetStore } from "../store/snippets.ts";
+import { SessionStore } from "../store/sessions.ts";
+import { DEFAULT_SESSIONS, SessionManager } from "./sessions.ts";
+import { sessionsApi } from "./sessions_api.ts";
+import { artifactMaxBytes, artifactsApi } from "./artifacts_api.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
 import { Checker, TYPECHECK_MODES } from "./checker.ts";
@@ -32,6 +38,9 @@ import * as control from "./control.ts";
 import { type DurabilitySettings, Engine } from "./engine.ts";
 import { EventHub } from "./events.ts";
 import { executionsApi } from "./executions_api.ts";
+import { executeCode } from "./code_executor.ts";
+import { logRetainMs, pruneLogs, runtimeRedactor } from "./runtime_logs.ts";
+import { PackageSet } from "./packages/mod.ts";
 import { checkNamespace } from "./namespace.ts";
 import { configureLimits } from "./limits.ts";
 import {
@@ -83,6 +92,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
   }
   const { defaults, maxima } = configureLimits(options.limits, options.maxLimits);
+  const artifactBytes = artifactMaxBytes(options.artifacts);
+  const redact = runtimeRedactor(options);
+  const logRetain = logRetainMs(options.logs);
   const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
   const base = join(tmpdir(), "cordon");
@@ -92,6 +104,12 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   await Deno.mkdir(cwd, { recursive: true });
   // Before anything is opened: a guest that cannot be had leaves nothing to close.
   const guest = await guestEntry(join(base, "guest"));
+  const packages = new PackageSet({
+    packages: options.packages,
+    root: join(base, "packages"),
+    denoPath: sandbox.denoPath ?? Deno.execPath(),
+    denoDir,
+  });
   const dbUrl = options.db ??
     pathToFileURL(join(resolvePath(options.dataDir ?? ".cordon"), "cordon.db")).href;
   const db = await openDb(dbUrl, options.dbAuthToken);
@@ -137,6 +155,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const checker = new Checker();
   if (typecheck !== "off") checker.warm(catalogue.declarations, catalogue.declarationHash);
   const snippets = new Snippets(snippetStore, executions, calls, registry, catalogue, checker);
+  const sessionStore = new SessionStore(db);
+  const sessions = new SessionManager(sessionStore, newId("node"), {
+    ...DEFAULT_SESSIONS,
+    ...options.sessions,
+  });
   const engine = new Engine({
     registry,
     defaults,
@@ -155,9 +178,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     platform: platformHost(registry, catalogue, snippets),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
     events: new EventHub(),
+    redact,
+    prepare: (code) => packages.prepare(code),
+    sessions,
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {
+    sessions.sweep().catch(() => {});
     try {
       await engine.parts.executions.renewLeases(engine.nodeId, Date.now() + durability.leaseMs);
       await control.recoverInterrupted(engine);
@@ -167,6 +194,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   }, Math.max(10, Math.floor(durability.leaseMs / 3)));
   const expiry = setInterval(() => {
     control.expirePaused(engine, { maxAgeMs: durability.expireAfterMs }).catch(() => {});
+    pruneLogs(engine.parts.logs, { olderThanMs: logRetain }).catch(() => {});
   }, durability.expireEveryMs);
 
   const closed = () => {
@@ -187,6 +215,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   );
   const execute = (request: ExecuteRequest, hooks?: ExecuteHooks) =>
     engine.track(() => executeChecked(engine, checker, catalogue, request, typecheck, hooks));
+  // One runner per runtime: executeCode keeps callers' sessions keyed by it.
+  const codeRunner = { execute, closeSession: (id: string) => runtime.closeSession(id) };
   const runtime: Runtime = {
     execute,
     ...discoveryApi(engine, catalogue, snippets, execute),
@@ -201,12 +231,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pending: (o) =>
       control.pending(engine, o?.namespace === undefined ? undefined : checkNamespace(o.namespace)),
     ...executionsApi(engine),
+    ...sessionsApi(sessions, sessionStore),
+    ...artifactsApi(new ArtifactStore(db), artifactBytes, closed),
     pruneExecutions(o) {
       if (!Number.isSafeInteger(o?.keep) || o.keep < 0) {
         throw new CordonError("invalid_request", "pruneExecutions() needs keep ≥ 0");
       }
       return engine.parts.executions.prune(o.keep);
     },
+    pruneLogs: (o) => pruneLogs(engine.parts.logs, o),
+    executeCode: (request) => executeCode(codeRunner, request),
     expirePaused: (o) => control.expirePaused(engine, o),
     connectors: () => registry.list(),
     async checkConnector(name) {
@@ -236,9 +270,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
         : dbUrl.replace(/\/\/[^@/]*@/, "//"),
       nodeId: engine.nodeId,
       declarationHash: engine.parts.declarationHash,
+      packages: { ...packages.allowed },
     }),
     warm: async () => {
-      await engine.warm();
+      await Promise.all([engine.warm(), packages.warm()]);
       if (typecheck !== "off") {
         await checker.warm(catalogue.declarations, catalogue.declarationHash);
       }
@@ -247,6 +282,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (engine.closed) return;
       clearInterval(heartbeat);
       clearInterval(expiry);
+      await sessions.closeAll("runtime_closed");
       await engine.close();
       for (const off of unsubscribe) off();
       await closeConnectors(connectors);

@@ -8,9 +8,21 @@ import type { HttpConnectorOptions, StateConnectorOptions } from "../connectors/
 import type { Connector, ConnectorCheck, ConnectorInfo } from "../connectors/types.ts";
 import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
 import type { ExecutionStatus } from "../store/executions.ts";
+import type {
+  ArtifactContent,
+  ArtifactInfo,
+  ArtifactPage,
+  ArtifactsOptions,
+  DeleteArtifactOptions,
+  ListArtifactsOptions,
+  SaveArtifactOptions,
+} from "./artifacts_api.ts";
 import type { TypecheckMode } from "./checker.ts";
+import type { ExecuteCodeRequest, ExecuteCodeResult } from "./code_executor.ts";
+import type { SessionSettings } from "./sessions.ts";
+import type { SessionsApi } from "./sessions_api.ts";
 import type * as control from "./control.ts";
-import type { DiscoveryApi } from "./discovery_api.ts";
+import type { DiscoveryApi, InNamespace } from "./discovery_api.ts";
 import type { DurabilitySettings } from "./engine.ts";
 import type { Limits } from "./limits.ts";
 import type { ExecutionListener } from "./events.ts";
@@ -47,6 +59,35 @@ export const DEFAULT_DURABILITY: Readonly<DurabilityOptions> = Object.freeze({
   expireAfterMs: 24 * 60 * 60_000,
   expireEveryMs: 60 * 60_000,
 });
+
+/**
+ * How long console lines of an ended execution are kept: a week covers debugging last
+ * Friday's run on Monday, and console output (which may hold personal data no pattern
+ * recognises) should not pile up for longer than someone is likely to read it.
+ */
+export const DEFAULT_LOG_RETAIN_MS = 7 * 24 * 60 * 60_000;
+
+/** Console log retention. */
+export interface LogOptions {
+  /**
+   * Lines of executions that ended longer ago than this (ms) are deleted by a periodic job
+   * that runs every `durability.expireEveryMs`; default {@link DEFAULT_LOG_RETAIN_MS},
+   * `Infinity` keeps them.
+   */
+  retainMs?: number;
+}
+
+/** What console lines are redacted of, besides the built-in credential shapes and e-mails. */
+export interface RedactOptions {
+  /**
+   * Secret values the host holds that the runtime is not given otherwise: OpenAPI `auth`
+   * values, MCP `headers`/`env` values. The `http` built-in's `secrets` are added by the
+   * runtime. Values shorter than 6 characters are ignored (they occur in ordinary text).
+   */
+  values?: string[];
+  /** More shapes; each match becomes `[redacted:secret]`. Keep them linear in time. */
+  patterns?: RegExp[];
+}
 
 /** Options for {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -87,6 +128,19 @@ export interface RuntimeOptions {
     state?: Omit<StateConnectorOptions, "db">;
     http?: HttpConnectorOptions;
   };
+  /**
+   * npm packages scripts may `import`, name to exact version (`{ "date-fns": "4.1.0" }`). Each is
+   * installed and bundled once on the host; any other import fails with `import_not_allowed`.
+   */
+  packages?: Record<string, string>;
+  /** Secrets and shapes redacted from console lines before they are kept or returned. */
+  redact?: RedactOptions;
+  /** Console log retention. */
+  logs?: LogOptions;
+  /** Sessions: idle TTL, how many at once, and how much recovery history to keep. */
+  sessions?: Partial<SessionSettings>;
+  /** Artifacts: versioned files in the database; `maxBytes` caps one version (default 32 MiB). */
+  artifacts?: ArtifactsOptions;
 }
 
 /** Where and how children run. */
@@ -124,6 +178,8 @@ export interface RuntimeCapabilities {
   nodeId: string;
   /** The hash of the current tool declarations; it changes with any tool's schema. */
   declarationHash: string;
+  /** The npm packages scripts may import, name to version. */
+  packages: Record<string, string>;
 }
 
 /** An execution as listed. */
@@ -176,10 +232,12 @@ export interface LogPage {
   items: (LogEntry & { seq: number })[];
   /** Pass back as `cursor` for the next page. */
   nextCursor?: string;
+  /** The lines were deleted by log retention ({@link LogOptions.retainMs}); the page is empty. */
+  expired?: true;
 }
 
 /** The engine. Dispose it (`await using`) to kill every child it started. */
-export interface Runtime extends AsyncDisposable, DiscoveryApi {
+export interface Runtime extends AsyncDisposable, DiscoveryApi, SessionsApi {
   /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
   execute(request: ExecuteRequest, hooks?: ExecuteHooks): Promise<ExecuteResult>;
   /** Approves waiting calls and returns the next outcome (live, or by replay). */
@@ -215,6 +273,16 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   subscribe(listener: ExecutionListener): () => void;
   /** Keeps the newest `keep` ended executions; returns how many were deleted. */
   pruneExecutions(options: { keep: number }): Promise<number>;
+  /**
+   * Deletes the console lines of executions that ended more than `olderThanMs` ago (their
+   * `readLogs` pages then say `expired: true`); returns how many lines were deleted.
+   */
+  pruneLogs(options: { olderThanMs: number }): Promise<number>;
+  /**
+   * Runs the TypeScript/JavaScript code blocks of a model's answer in order, stopping at the
+   * first failure; see `executeCode()` in `code_executor.ts`.
+   */
+  executeCode(request: ExecuteCodeRequest): Promise<ExecuteCodeResult>;
   /** Rejects paused executions older than `maxAgeMs`; returns their ids. */
   expirePaused(options: { maxAgeMs: number }): Promise<string[]>;
   /** The connectors and their tools, as data. */
@@ -223,6 +291,26 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi {
   checkConnector(name: string): Promise<ConnectorCheck>;
   /** What this runtime runs with on this host: versions, memory guard, pool and limits. */
   capabilities(): RuntimeCapabilities;
+  /**
+   * Saves a file as the next version of `options.name` (version 1 for a new name). Throws
+   * `invalid_request` for a bad name or media type and `limit_exceeded` past
+   * `RuntimeOptions.artifacts.maxBytes`; nothing is stored then.
+   */
+  saveArtifact(options: SaveArtifactOptions): Promise<ArtifactInfo>;
+  /** The newest version of each artifact in a namespace, by name, without bytes; paged. */
+  artifacts(options?: ListArtifactsOptions): Promise<ArtifactPage>;
+  /**
+   * One version with its bytes: `ref` is `name` (the newest), `name@version`, or either behind
+   * `artifact://`. `undefined` if there is no such artifact or version.
+   */
+  artifact(ref: string, options?: InNamespace): Promise<ArtifactContent | undefined>;
+  /** Every version of an artifact, newest first, without bytes; empty if there is none. */
+  artifactVersions(name: string, options?: InNamespace): Promise<ArtifactInfo[]>;
+  /**
+   * Deletes one version of an artifact, or every version; false if there was none. A deleted
+   * version's number is never given again, so `name@N` always means the same bytes.
+   */
+  deleteArtifact(name: string, options?: DeleteArtifactOptions): Promise<boolean>;
   /** Resolves once the pool has its children waiting and the type checker is warm. */
   warm(): Promise<void>;
   /**

@@ -103,3 +103,26 @@ function prepareUncached(code: string): PreparedSource {
   const module = transpile(`export default async function (input) {\n${code}\n}`, 1);
   return { form: "script", module, lineOffset: 1 };
 }
+
+/**
+ * Like {@link prepareSource} for code whose import declarations were lifted
+ * out (blanked in `body`, so its lines and columns stay) into `prefix`, one
+ * line of JavaScript with no newline. Line 1 of the module holds the prefix
+ * and the wrapper; the user's line n is line n + 1, in every form. Not cached:
+ * the caller caches.
+ */
+export function prepareLifted(body: string, prefix: string, isModule: boolean): PreparedSource {
+  if (isModule) {
+    return { form: "module", module: transpile(`${prefix}\n${body}`, 1), lineOffset: 1 };
+  }
+  if (FUNCTION_START.test(body)) {
+    try {
+      const module = transpile(`${prefix}export default (\n${body}\n);`, 1);
+      return { form: "function", module, lineOffset: 1 };
+    } catch {
+      // Not a single function expression: read it as a script body.
+    }
+  }
+  const module = transpile(`${prefix}export default async function (input) {\n${body}\n}`, 1);
+  return { form: "script", module, lineOffset: 1 };
+}

@@ -30,6 +30,14 @@ export interface ExecuteRequest {
   typecheck?: "off" | "warn" | "strict";
   /** The tenant the execution belongs to (default `default`); its snippets are the ones it sees. */
   namespace?: string;
+  /**
+   * `true` starts a session: the child and its heap outlive this execution, and top-level
+   * declarations of script-form code stay visible to the next execution in it. The id comes
+   * back in `meta.sessionId`. Sessions are node-local.
+   */
+  session?: boolean;
+  /** Runs in an existing session (`session_not_found` / `session_busy` before any code runs). */
+  sessionId?: string;
 }
 
 /** Callbacks around one `execute()`. */
@@ -145,6 +153,12 @@ export interface ExecutionMeta {
   peakMemoryBytes?: number;
   /** How long the type check took (ms), when one ran. */
   typecheckMs?: number;
+  /** The session it ran in. */
+  sessionId?: string;
+  /** `created` by this execution, or `reused`. */
+  sessionStatus?: "created" | "reused";
+  /** The capability to read the session's recovery history (when the session was created). */
+  recoveryRef?: string;
   /** The snippet this execution ran, when it came from `runSnippet()`. */
   snippet?: { name: string; version: number; stale: boolean };
 }

@@ -13,8 +13,10 @@ import { errorResponse, thrownResponse } from "./http.ts";
 import { type Principal, SCOPES } from "./keys.ts";
 import { mcpHttpHandler } from "./mcp_front.ts";
 import { allowed, openApiDocument, type Route, runRoute } from "./route.ts";
+import { artifactRoutes } from "./routes_artifacts.ts";
 import { catalogueRoutes } from "./routes_catalogue.ts";
 import { executionRoutes } from "./routes_executions.ts";
+import { sessionRoutes } from "./routes_sessions.ts";
 
 /** How the app decides who calls. */
 export interface AppOptions {
@@ -35,7 +37,12 @@ type Env = { Variables: { principal: Principal; requestId: string } };
 
 /** Every route of the service, in order. */
 export function serviceRoutes(deps: ServiceDeps): Route[] {
-  return [...executionRoutes(deps), ...catalogueRoutes(deps)];
+  return [
+    ...executionRoutes(deps),
+    ...sessionRoutes(deps),
+    ...catalogueRoutes(deps),
+    ...artifactRoutes(deps),
+  ];
 }
 
 /** Builds the application over the service's parts. */

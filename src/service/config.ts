@@ -87,6 +87,8 @@ export const configSchema = z.object({
   limits: limitsSchema,
   maxLimits: limitsSchema,
   pool: z.object({ size: z.number().int().min(0).max(64) }).strict().optional(),
+  packages: z.record(z.string(), z.string()).optional()
+    .describe("npm packages scripts may import, name to exact version"),
   typecheck: z.enum(["off", "warn", "strict"]).optional(),
   network: z.object({
     allowPrivateNetwork: z.boolean().optional()

@@ -11,6 +11,7 @@ import { encodeValue } from "../rpc/codec.ts";
 /** The HTTP status for each code a request can fail with; anything else is 500. */
 const STATUS: Partial<Record<ErrorCode, number>> = {
   invalid_request: 400,
+  unsupported_language: 400,
   invalid_input: 400,
   limit_exceeded: 400,
   syntax_error: 400,
@@ -19,10 +20,12 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   not_found: 404,
   execution_not_found: 404,
   snippet_not_found: 404,
+  session_not_found: 404,
   tool_not_found: 404,
   connector_not_found: 404,
   method_not_allowed: 405,
   invalid_state: 409,
+  session_busy: 409,
   snippet_unavailable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

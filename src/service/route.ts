@@ -27,7 +27,7 @@ export interface RouteInput<P, Q, B> {
 
 /** One route. */
 export interface Route {
-  method: "get" | "post" | "delete";
+  method: "get" | "post" | "put" | "delete";
   /** Hono syntax: `/v1/executions/:id`. */
   path: string;
   summary: string;
@@ -36,6 +36,8 @@ export interface Route {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** The body is raw bytes of any type, read by the handler itself (no `body` schema then). */
+  rawBody?: boolean;
   /** Status → description (the error answers are added for every route). */
   responses: Record<number, string>;
   /** Answers with a Response, or with a value sent as JSON (200). */
@@ -56,6 +58,7 @@ export function route<
   params?: P;
   query?: Q;
   body?: B;
+  rawBody?: boolean;
   responses: Record<number, string>;
   handle(input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>): unknown;
 }): Route {
@@ -164,7 +167,8 @@ export function openApiDocument(
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
-    const path = r.path.replace(/:(\w+)/g, "{$1}");
+    // `:name{.+}` (a parameter with its own pattern) is `{name}` in OpenAPI.
+    const path = r.path.replace(/:(\w+)(?:\{[^}]*\})?/g, "{$1}");
     const responses: Record<string, unknown> = {};
     for (const [status, description] of Object.entries(r.responses)) {
       responses[status] = { description };
@@ -190,6 +194,11 @@ export function openApiDocument(
       op.requestBody = {
         required: true,
         content: { "application/json": { schema: jsonSchema(r.body) } },
+      };
+    } else if (r.rawBody) {
+      op.requestBody = {
+        required: true,
+        content: { "*/*": { schema: { type: "string", format: "binary" } } },
       };
     }
     (paths[path] ??= {})[r.method] = op;

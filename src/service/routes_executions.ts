@@ -33,6 +33,9 @@ const createBody = z.object({
   code: z.string().min(1).max(MAX_CODE_CHARS),
   input: z.unknown().optional(),
   typecheck: z.enum(["off", "warn", "strict"]).optional(),
+  session: z.boolean().optional()
+    .describe("true: start a session (this node's); its id comes back in meta.sessionId"),
+  sessionId: z.string().max(200).optional().describe("Run in this session (node-local)"),
   ...runSettings,
 }).strict();
 

@@ -106,6 +106,7 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.maxLimits ? { maxLimits: config.maxLimits } : {}),
     ...(config.pool ? { pool: config.pool } : {}),
     ...(config.typecheck ? { typecheck: config.typecheck } : {}),
+    ...(config.packages ? { packages: config.packages } : {}),
     sandbox: { allowPrivateNetwork: config.network?.allowPrivateNetwork ?? false },
     builtins,
   };

@@ -34,6 +34,8 @@ export interface ExecutionRow {
   namespace: string;
   /** The unguessable reference its logs are read by. */
   logRef: string;
+  /** The session it ran in, if any. */
+  sessionId?: string;
   code: string;
   input: unknown;
   status: ExecutionStatus;
@@ -74,6 +76,7 @@ function fromRow(r: Row): ExecutionRow {
   if (r.owner !== null) row.owner = String(r.owner);
   if (r.lease_until !== null) row.leaseUntil = Number(r.lease_until);
   if (r.ended_at !== null) row.endedAt = Number(r.ended_at);
+  if (r.session_id !== null && r.session_id !== undefined) row.sessionId = String(r.session_id);
   return row;
 }
 
@@ -90,13 +93,14 @@ export class ExecutionStore {
   ): Promise<void> {
     await this.db.execute({
       sql:
-        `INSERT INTO executions (id, namespace, log_ref, code, input, status, connectors, declaration_hash,
-              limits, policy, owner, lease_until, passes, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        `INSERT INTO executions (id, namespace, log_ref, session_id, code, input, status, connectors,
+              declaration_hash, limits, policy, owner, lease_until, passes, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
       args: [
         row.id,
         row.namespace,
         row.logRef,
+        row.sessionId ?? null,
         row.code,
         toJson(row.input),
         JSON.stringify(row.connectors),

@@ -136,6 +136,68 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 4,
+    name: "artifacts",
+    statements: [
+      // Every version is kept; the key's order also serves "newest of a name" and name paging.
+      `CREATE TABLE artifacts (
+        namespace TEXT NOT NULL DEFAULT 'default',
+        name TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        mime_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        sha256 TEXT NOT NULL,
+        data BLOB NOT NULL,
+        source_execution_id TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, name, version)
+      )`,
+      // The last version ever given per name: a deleted version's number is never given again,
+      // so `name@N` always means the same bytes.
+      `CREATE TABLE artifact_names (
+        namespace TEXT NOT NULL,
+        name TEXT NOT NULL,
+        last_version INTEGER NOT NULL,
+        PRIMARY KEY (namespace, name)
+      )`,
+    ],
+  },
+  {
+    version: 5,
+    name: "sessions and their recovery journal",
+    statements: [
+      "ALTER TABLE executions ADD COLUMN session_id TEXT",
+      `CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        namespace TEXT NOT NULL,
+        recovery_ref TEXT NOT NULL UNIQUE,
+        declaration_hash TEXT NOT NULL,
+        node_id TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('active','ended')),
+        end_reason TEXT,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER NOT NULL,
+        ended_at INTEGER
+      )`,
+      `CREATE TABLE session_journal (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        execution_id TEXT NOT NULL,
+        code TEXT NOT NULL,
+        code_truncated INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        error TEXT,
+        diagnostics TEXT NOT NULL,
+        declaration_hash TEXT NOT NULL,
+        classification TEXT NOT NULL CHECK (classification IN ('setup_like','side_effecting','unknown')),
+        declared TEXT NOT NULL,
+        tool_calls INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      )`,
+    ],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

@@ -210,6 +210,14 @@ Deno.test("HTTP: the OpenAPI document covers every route from the request schema
       ["/v1/connectors", "get"],
       ["/v1/connectors/{id}/check", "get"],
       ["/v1/logs/{logRef}", "get"],
+      ["/v1/artifacts", "get"],
+      ["/v1/artifacts/{name}", "put"],
+      ["/v1/artifacts/{name}", "get"],
+      ["/v1/artifacts/{name}", "delete"],
+      ["/v1/artifact-versions/{name}", "get"],
+      ["/v1/sessions", "get"],
+      ["/v1/sessions/{id}", "delete"],
+      ["/v1/recovery/{recoveryRef}", "get"],
       ["/healthz", "get"],
     ]
   ) {
@@ -222,6 +230,16 @@ Deno.test("HTTP: the OpenAPI document covers every route from the request schema
   assert.equal(create.responses["400"].content["application/json"].schema.required[0], "error");
   const list = doc.paths["/v1/executions"].get.parameters.map((p: { name: string }) => p.name);
   assert.deepEqual(list.sort(), ["cursor", "limit", "namespace", "status"]);
+  const upload = doc.paths["/v1/artifacts/{name}"].put;
+  assert.deepEqual(upload.requestBody.content["*/*"].schema, { type: "string", format: "binary" });
+  assert.deepEqual(
+    upload.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`),
+    [
+      "path:name",
+      "query:sourceExecutionId",
+      "query:namespace",
+    ],
+  );
 });
 
 Deno.test("HTTP: past maxRunning runs wait in line; past maxQueued they get 429", async () => {

@@ -97,8 +97,11 @@ function makeConnector(c: GuestConnector): object {
 }
 
 /** The platform object: `codemode.step` records non-deterministic values once. */
+/** Per-execution counters: a session child runs several executions, each counted from zero. */
+const occurrences = new Map<string, number>();
+const runs = new Map<string, number>();
+
 function makeCodemode(): object {
-  const occurrences = new Map<string, number>();
   const step = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
     if (typeof name !== "string" || name === "" || typeof fn !== "function") {
       throw new TypeError("codemode.step(name, fn) needs a name and a function");
@@ -118,7 +121,6 @@ function makeCodemode(): object {
   const search = (query: string, options?: { limit?: number; cursor?: string }) =>
     hostCall("search", METHOD_SEARCH, { query, limit: options?.limit, cursor: options?.cursor });
   const describe = (path: string) => hostCall("describe", METHOD_DESCRIBE, { path });
-  const runs = new Map<string, number>();
   const run = async (name: string, input?: unknown): Promise<unknown> => {
     const occurrence = runs.get(name) ?? 0;
     runs.set(name, occurrence + 1);
@@ -274,8 +276,16 @@ function checkResult(value: unknown, maxBytes: number): void {
   }
 }
 
+/** Globals are installed by the first run; a session's later runs reuse them. */
+let installed = false;
+
 async function run(params: RunParams): Promise<RunResult> {
-  installGlobals(params.connectors);
+  if (!installed) {
+    installGlobals(params.connectors);
+    installed = true;
+  }
+  occurrences.clear();
+  runs.clear();
   let value: unknown;
   try {
     const mod = await import("data:text/javascript," + encodeURIComponent(params.module));

@@ -1,0 +1,185 @@
+/**
+ * Bundles one entry of an installed npm package (`date-fns`,
+ * `date-fns/addDays`) into a single self-contained ES module with
+ * esbuild-wasm, once per `name@version` and subpath: kept in memory, and
+ * on disk keyed by the package, the subpath and the esbuild version, so a
+ * restarted host does not bundle again.
+ *
+ * esbuild's browser build runs in this process (`worker: false`) and has no
+ * file system: the plugin below resolves with `resolve.ts` and reads the
+ * files. Node built-ins a package imports stay imports (`node:crypto`); the
+ * child's permissions still deny every file, network and environment access.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import * as esbuild from "esbuild-wasm/esm/browser.js";
+import { CordonError } from "../../errors.ts";
+import { resolveBare, resolveFile, resolveInPackage } from "./resolve.ts";
+
+/** Bumped when the bundling below changes, so bundles on disk from before are not reused. */
+const BUNDLE_FORMAT = 1;
+
+/** What bundling has done in this process: the signals tests and benchmarks read. */
+export interface BundleStats {
+  /** esbuild builds run (each is one package entry bundled from its files). */
+  builds: number;
+  /** Bundles read from the disk cache instead of built. */
+  diskHits: number;
+  /** Bundles served from memory. */
+  memoryHits: number;
+}
+
+const stats: BundleStats = { builds: 0, diskHits: 0, memoryHits: 0 };
+const bundles = new Map<string, Promise<string>>();
+let ready: Promise<void> | undefined;
+
+/** A copy of this process's bundle counters. */
+export function bundleStats(): BundleStats {
+  return { ...stats };
+}
+
+/** The esbuild version bundles are made with. */
+export const ESBUILD_VERSION: string = esbuild.version;
+
+/** Loads esbuild's wasm once per process. */
+function initialize(): Promise<void> {
+  ready ??= (async () => {
+    const wasmUrl = new URL("../esbuild.wasm", import.meta.resolve("esbuild-wasm/esm/browser.js"));
+    const bytes = wasmUrl.protocol === "file:"
+      ? await Deno.readFile(wasmUrl)
+      : new Uint8Array(await (await fetch(wasmUrl)).arrayBuffer());
+    await esbuild.initialize({ wasmModule: await WebAssembly.compile(bytes), worker: false });
+  })();
+  ready.catch(() => ready = undefined);
+  return ready;
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Where a bundle lives:  readable name, then a hash of everything the bundle depends on. */
+async function bundlePath(cacheDir: string, id: string): Promise<string> {
+  const key = `${id}|esbuild@${ESBUILD_VERSION}|format ${BUNDLE_FORMAT}`;
+  const readable = id.replace(/[^A-Za-z0-9@._-]+/g, "+").slice(0, 80);
+  return join(cacheDir, `${readable}.${(await sha256(key)).slice(0, 24)}.js`);
+}
+
+/**
+ * The bundle of `subpath` of the package installed at `pkgDir`, as module
+ * source. `id` names it (`date-fns@4.1.0/addDays`) for the caches and
+ * messages. Throws `import_not_allowed` if the package does not export the
+ * subpath, `package_unavailable` if its files do not bundle.
+ */
+export function bundlePackage(
+  id: string,
+  pkgDir: string,
+  subpath: string,
+  cacheDir: string,
+): Promise<string> {
+  const hit = bundles.get(id);
+  if (hit) {
+    stats.memoryHits++;
+    return hit;
+  }
+  const made = loadOrBuild(id, pkgDir, subpath, cacheDir);
+  bundles.set(id, made);
+  made.catch(() => bundles.delete(id));
+  return made;
+}
+
+async function loadOrBuild(
+  id: string,
+  pkgDir: string,
+  subpath: string,
+  cacheDir: string,
+): Promise<string> {
+  const path = await bundlePath(cacheDir, id);
+  try {
+    const code = await Deno.readTextFile(path);
+    stats.diskHits++;
+    return code;
+  } catch {
+    // Not bundled yet on this disk.
+  }
+  const entry = await resolveInPackage(pkgDir, subpath);
+  if (entry === undefined) {
+    throw new CordonError(
+      "import_not_allowed",
+      `Cannot import "${
+        id.replace(/@[^@/]+(?=\/|$)/, "")
+      }": the package does not export "${subpath}"`,
+      { details: { package: id, subpath } },
+    );
+  }
+  const code = await build(id, entry);
+  await Deno.mkdir(cacheDir, { recursive: true });
+  // Written aside and renamed, so a reader in another process never sees half a bundle.
+  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(tmp, code);
+  await Deno.rename(tmp, path);
+  return code;
+}
+
+const NODE_BUILTIN =
+  /^(?:node:)?(?:assert|buffer|crypto|events|path|process|stream|string_decoder|url|util|zlib|fs|os|http|https|net|tls|child_process|worker_threads|async_hooks|perf_hooks|timers|querystring|punycode|readline|vm|dns|module)(?:\/.*)?$/;
+
+const loaderOf = (path: string): esbuild.Loader => path.endsWith(".json") ? "json" : "js";
+
+async function build(id: string, entry: string): Promise<string> {
+  await initialize();
+  stats.builds++;
+  const plugin: esbuild.Plugin = {
+    name: "cordon-packages",
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind === "entry-point") return { path: args.path, namespace: "pkg" };
+        if (NODE_BUILTIN.test(args.path)) {
+          return {
+            path: args.path.startsWith("node:") ? args.path : `node:${args.path}`,
+            external: true,
+          };
+        }
+        const got = /^\.{0,2}\//.test(args.path)
+          ? await resolveFile(
+            args.path.startsWith("/") ? args.path : join(args.resolveDir, args.path),
+          )
+          : await resolveBare(args.path, args.resolveDir);
+        if (got === undefined) return { errors: [{ text: `Cannot resolve "${args.path}"` }] };
+        return { path: got, namespace: "pkg" };
+      });
+      b.onLoad({ filter: /.*/, namespace: "pkg" }, async (args) => ({
+        contents: await Deno.readFile(args.path),
+        loader: loaderOf(args.path),
+        resolveDir: dirname(args.path),
+      }));
+    },
+  };
+  try {
+    const out = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "neutral",
+      target: "esnext",
+      minifyWhitespace: true,
+      minifySyntax: true,
+      legalComments: "eof",
+      charset: "utf8",
+      logLevel: "silent",
+      define: { "process.env.NODE_ENV": '"production"' },
+      plugins: [plugin],
+    });
+    return out.outputFiles[0].text;
+  } catch (err) {
+    const first = (err as { errors?: { text: string }[] }).errors?.[0]?.text;
+    throw new CordonError(
+      "package_unavailable",
+      `Cannot bundle ${id}: ${first ?? (err instanceof Error ? err.message : String(err))}`,
+      { details: { package: id } },
+    );
+  }
+}
