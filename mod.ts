@@ -155,6 +155,13 @@ export type { CallState, PendingNeed } from "./src/store/calls.ts";
 export { type Db, type DbResult, openDb } from "./src/store/client.ts";
 export type { RecoveryClass, RecoveryEntry } from "./src/store/sessions.ts";
 export {
+  WORKSPACE_DEFAULTS,
+  type WorkspaceOutput,
+  type WorkspaceOutputs,
+  type WorkspaceReport,
+  type WorkspaceRequest,
+} from "./src/engine/mod.ts";
+export {
   DEFAULT_SESSIONS,
   type RecoveryPage,
   type SessionInfo,

@@ -10,7 +10,7 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile, discovery, mcp, service, session. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery, mcp, service, session, workspace. See docs/benchmarks.md.
  *
  * @module
  */
@@ -30,6 +30,7 @@ import { SAMPLES } from "./setup.ts";
 import { breakdownBench, perCallPartsBench } from "./parts.ts";
 import { SERVICE_SAMPLES, serviceBench } from "./service.ts";
 import { sessionBench } from "./session.ts";
+import { workspaceBench } from "./workspace.ts";
 import { rawSpawnBench } from "./spawn.ts";
 import { storeShareBench } from "./store_share.ts";
 import { cpuSnapshot, otherCpuPercent, progress, round, sleep } from "./stats.ts";
@@ -51,6 +52,7 @@ const SECTIONS = [
   "mcp",
   "service",
   "session",
+  "workspace",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -181,6 +183,10 @@ function targets(r: Figures): Record<string, Target> {
   if (session) {
     atMost("sessionReusedP50", session.reusedMs.p50, 2, "ms (execution in a reused session)");
   }
+  const workspace = r.workspace as { totalMs: { p50: number } } | undefined;
+  if (workspace) {
+    atMost("workspaceStageCollectP50", workspace.totalMs.p50, 50, "ms (100 files in, 100 out)");
+  }
   return out;
 }
 
@@ -264,6 +270,9 @@ async function main() {
   });
   await step("session", "an execution in a reused session", async () => {
     results.session = await sessionBench(quick ? 30 : 200);
+  });
+  await step("workspace", "stage 100 files, collect 100 outputs", async () => {
+    results.workspace = await workspaceBench(quick ? 10 : 40);
   });
 
   const summary = {

@@ -68,13 +68,18 @@ function describer(
     Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r), namespace));
 }
 
+/** The store readers a script reaches through `codemode.readLogs`/`readRecovery`. */
+export type PlatformReaders = Pick<PlatformHost, "readLogs" | "readRecovery">;
+
 /** The `codemode` host for scripts. */
 export function platformHost(
   registry: ConnectorRegistry,
   catalogue: Catalogue,
   snippets: Snippets,
+  readers: PlatformReaders,
 ): PlatformHost {
   return {
+    ...readers,
     handle: (params) => handleRequest(registry, catalogue, params),
     search: (query, options, namespace) => catalogue.search(query, { ...options, namespace }),
     describe: describer(catalogue, snippets),

@@ -25,6 +25,14 @@ import type { EventHub, ExecutionEvent } from "./events.ts";
 import { endSessionRun, type SessionUse, takeSession } from "./session_runs.ts";
 import type { SessionManager } from "./sessions.ts";
 import { sessionSource } from "./session_source.ts";
+import {
+  checkWorkspaceRequest,
+  collectOutputs,
+  prepareWorkspace,
+  removeWorkspace,
+  type Workspace,
+  type WorkspaceHost,
+} from "./workspace.ts";
 import { checkNamespace } from "./namespace.ts";
 import type {
   CallRecord,
@@ -74,6 +82,8 @@ export interface EngineParts {
   prepare?(code: string): PreparedSource | Promise<PreparedSource>;
   /** Live sessions (absent: executions cannot ask for one). */
   sessions?: SessionManager;
+  /** Where workspaces live and how their inputs and outputs reach artifacts. */
+  workspaces?: Omit<WorkspaceHost, "namespace">;
   /** Applied to console lines, and to code and messages before they are journaled. */
   redact?: (text: string) => string;
 }
@@ -167,6 +177,7 @@ export class Engine {
     let policy: SandboxPolicy;
     let namespace: string;
     let session: SessionUse | undefined;
+    let workspace: Workspace | undefined;
     try {
       if (request === null || typeof request !== "object") {
         throw new CordonError("invalid_request", "execute() takes an object with code");
@@ -183,6 +194,17 @@ export class Engine {
         this.parts.declarationHash,
         policyKey(policy),
       );
+      if (request.workspace !== undefined) {
+        if (session) {
+          throw new CordonError("not_supported", "A session cannot have a workspace yet");
+        }
+        if (!this.parts.workspaces) {
+          throw new CordonError("not_supported", "This runtime has no workspaces");
+        }
+        const wanted = checkWorkspaceRequest(request.workspace);
+        workspace = await prepareWorkspace(wanted, { ...this.parts.workspaces, namespace });
+        policy = { ...policy, workspaceDir: workspace.dir };
+      }
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }
@@ -198,7 +220,7 @@ export class Engine {
       connectors: this.parts.registry.names(),
       declarationHash: this.parts.declarationHash,
       limits: { ...limits },
-      policy: { net: policy.netAllow },
+      policy: { net: policy.netAllow, ...(workspace ? { workspace } : {}) },
       passes: 1,
       createdAt: now,
       updatedAt: now,
@@ -253,7 +275,11 @@ export class Engine {
     let child: SandboxChild;
     let pooled: boolean;
     try {
-      const policy = { heapMiB: limits.heapMiB, netAllow: (row.policy.net as string[]) ?? [] };
+      const policy = {
+        heapMiB: limits.heapMiB,
+        netAllow: (row.policy.net as string[]) ?? [],
+        ...(workspaceOf(row) ? { workspaceDir: workspaceOf(row)!.dir } : {}),
+      };
       if (session?.live.child?.alive) {
         child = session.live.child;
         pooled = false;
@@ -289,6 +315,7 @@ export class Engine {
       memoryGuard: this.parts.memoryGuard.kind,
       holdMs: this.parts.durability.holdMs,
       keepChild: session !== undefined,
+      ...(workspaceOf(row) ? { workspace: workspaceOf(row) } : {}),
       redact: this.parts.redact,
       platform: this.parts.platform,
       observe: this.parts.observe,
@@ -367,9 +394,24 @@ export class Engine {
         this.parts.redact ?? ((t) => t),
       );
     }
-    const partial = outcome.ok
+    const partial: Record<string, unknown> = outcome.ok
       ? { status: "completed" as const, result: outcome.value }
       : { status, error: outcome.error };
+    const ws = workspaceOf(row);
+    if (ws && this.parts.workspaces) {
+      const host = { ...this.parts.workspaces, namespace: row.namespace };
+      try {
+        partial.workspace = await collectOutputs(ws, host);
+      } catch (err) {
+        partial.workspace = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
+        if (outcome.ok) {
+          partial.status = "error";
+          partial.error = toErrorInfo(err, "invalid_request");
+          delete partial.result;
+        }
+      }
+      if (!ws.persist) await removeWorkspace(host.root, ws.id);
+    }
     if (this.parts.events.active) {
       this.parts.events.emit({ type: "done", executionId: row.id, ...partial } as ExecutionEvent);
     }
@@ -525,4 +567,9 @@ export function early(
     }]
     : [];
   return { status, executionId, error, logs: [], calls: [], diagnostics, meta } as ExecuteResult;
+}
+
+/** The workspace an execution row was given, if any. */
+function workspaceOf(row: ExecutionRow): Workspace | undefined {
+  return row.policy.workspace as Workspace | undefined;
 }

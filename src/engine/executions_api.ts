@@ -5,7 +5,8 @@
  * @module
  */
 import { CordonError } from "../errors.ts";
-import { EXECUTION_STATUSES, type ExecutionRow } from "../store/executions.ts";
+import { EXECUTION_STATUSES, type ExecutionRow, type ExecutionStore } from "../store/executions.ts";
+import type { LogStore } from "../store/logs.ts";
 import * as control from "./control.ts";
 import { type Engine, toCallRecord } from "./engine.ts";
 import { checkNamespace } from "./namespace.ts";
@@ -38,6 +39,46 @@ function summary(r: ExecutionRow): ExecutionSummary {
   if (r.endedAt !== undefined) s.endedAt = r.endedAt;
   if (r.error) s.error = { code: r.error.code, message: r.error.message };
   return s;
+}
+
+/**
+ * One page of an execution's log lines, found by its `logRef`. With `namespace`, an execution
+ * of another namespace reads as `not_found`, exactly like an unknown ref (what a script's
+ * `codemode.readLogs()` gets).
+ */
+export async function readLogPage(
+  executions: ExecutionStore,
+  logs: LogStore,
+  o: { logRef: string; cursor?: string; limit?: number },
+  namespace?: string,
+): Promise<LogPage> {
+  const logRef = o?.logRef;
+  if (typeof logRef !== "string" || logRef === "" || logRef.length > 200) {
+    throw new CordonError("invalid_request", "readLogs() needs the logRef of an execution");
+  }
+  const limit = pageLimit(o.limit, "A logs");
+  const after = o.cursor === undefined ? 0 : Number(o.cursor);
+  if (!Number.isSafeInteger(after) || after < 0) {
+    throw new CordonError("invalid_request", `Invalid logs cursor "${o.cursor}"`);
+  }
+  const row = await executions.byLogRef(logRef);
+  if (!row || (namespace !== undefined && row.namespace !== namespace)) {
+    throw new CordonError("not_found", "There are no logs under this logRef");
+  }
+  const lines = await logs.list(row.id, after, limit + 1);
+  const page: LogPage = {
+    executionId: row.id,
+    namespace: row.namespace,
+    items: lines.slice(0, limit).map((l) => ({
+      seq: l.seq,
+      level: l.level as LogPage["items"][number]["level"],
+      message: l.message,
+      atMs: l.atMs,
+    })),
+  };
+  if (lines.length > limit) page.nextCursor = String(lines[limit - 1].seq);
+  if (lines.length === 0 && await logs.expired(row.id)) page.expired = true;
+  return page;
 }
 
 type ExecutionsApi = Pick<
@@ -98,33 +139,7 @@ export function executionsApi(engine: Engine): ExecutionsApi {
       engine.live.delete(r.id);
       return await store.delete(r.id);
     },
-    async readLogs(o) {
-      const logRef = o?.logRef;
-      if (typeof logRef !== "string" || logRef === "" || logRef.length > 200) {
-        throw new CordonError("invalid_request", "readLogs() needs the logRef of an execution");
-      }
-      const limit = pageLimit(o.limit, "A logs");
-      const after = o.cursor === undefined ? 0 : Number(o.cursor);
-      if (!Number.isSafeInteger(after) || after < 0) {
-        throw new CordonError("invalid_request", `Invalid logs cursor "${o.cursor}"`);
-      }
-      const row = await store.byLogRef(logRef);
-      if (!row) throw new CordonError("not_found", "There are no logs under this logRef");
-      const lines = await engine.parts.logs.list(row.id, after, limit + 1);
-      const page: LogPage = {
-        executionId: row.id,
-        namespace: row.namespace,
-        items: lines.slice(0, limit).map((l) => ({
-          seq: l.seq,
-          level: l.level as LogPage["items"][number]["level"],
-          message: l.message,
-          atMs: l.atMs,
-        })),
-      };
-      if (lines.length > limit) page.nextCursor = String(lines[limit - 1].seq);
-      if (lines.length === 0 && await engine.parts.logs.expired(row.id)) page.expired = true;
-      return page;
-    },
+    readLogs: (o) => readLogPage(engine.parts.executions, engine.parts.logs, o),
     subscribe: (listener) => engine.parts.events.subscribe(listener),
   };
 }

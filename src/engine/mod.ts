@@ -84,6 +84,14 @@ export {
 export { LogBuffer } from "./logs.ts";
 export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
 export { createRuntime } from "./runtime.ts";
+export {
+  globToRegExp,
+  WORKSPACE_DEFAULTS,
+  type WorkspaceOutput,
+  type WorkspaceOutputs,
+  type WorkspaceReport,
+  type WorkspaceRequest,
+} from "./workspace.ts";
 export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./sessions.ts";
 export { type RecoveryPage, type SessionsApi } from "./sessions_api.ts";
 export {

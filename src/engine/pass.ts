@@ -31,6 +31,7 @@ import { classifyExit, encodedBytes } from "./exit.ts";
 import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
+import { workspaceBytes } from "./workspace.ts";
 import type { PreparedSource } from "./source.ts";
 import type { LogEntry } from "./types.ts";
 import { PLATFORM_METHODS, type PlatformHost, platformRequest } from "./platform.ts";
@@ -59,6 +60,8 @@ export interface PassOptions {
   namespace: string;
   /** A session's pass: the child stays alive after a clean answer. */
   keepChild?: boolean;
+  /** The execution's workspace: its directory and quota. */
+  workspace?: { dir: string; quotaBytes: number };
   /** Redacts each console line as it arrives; LogBuffer's built-in shapes when absent. */
   redact?: (text: string) => string;
   /** Sees each console line kept. */
@@ -150,7 +153,36 @@ export class Pass {
       connectors: this.#o.registry.guestConnectors(),
       maxResultBytes: limits.maxResultBytes,
     };
+    const ws = this.#o.workspace;
+    if (ws) {
+      params.workspace = { dir: ws.dir };
+      this.#watchQuota(ws.dir, ws.quotaBytes);
+    }
     this.#run(params);
+  }
+
+  /** Stops the run once its workspace holds more than its quota (checked every 250 ms). */
+  #watchQuota(dir: string, quotaBytes: number): void {
+    let checking = false;
+    const timer = setInterval(async () => {
+      if (checking) return;
+      checking = true;
+      try {
+        const bytes = await workspaceBytes(dir);
+        if (bytes > quotaBytes) {
+          this.#stop(errorInfo(
+            "limit_exceeded",
+            `The workspace holds ${bytes} bytes, over its ${quotaBytes}-byte quota`,
+            { bytes, quotaBytes },
+          ));
+        }
+      } catch {
+        // The directory changed while it was walked; the next check sees it.
+      } finally {
+        checking = false;
+      }
+    }, 250);
+    this.#ended.signal.addEventListener("abort", () => clearInterval(timer));
   }
 
   /** The next event: `paused` at once while calls wait, otherwise the next pause or the end. */

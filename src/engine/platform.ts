@@ -1,8 +1,10 @@
 /**
  * The `codemode` platform requests a script makes besides tool calls:
- * `search`, `describe` and `run` (a saved snippet). The host answers them
- * from its catalogue; `run` pins the snippet version it served in the call
- * log, so a replay loads the same code even if the snippet was saved again.
+ * `search`, `describe`, `run` (a saved snippet), connector handles, and
+ * `readLogs`/`readRecovery`. The host answers them from its catalogue and
+ * store; `run` pins the snippet version it served in the call log, so a
+ * replay loads the same code even if the snippet was saved again. The
+ * readers are not journaled: a replay reads the store as it is then.
  *
  * @module
  */
@@ -11,11 +13,17 @@ import {
   type HandleResult,
   METHOD_DESCRIBE,
   METHOD_HANDLE,
+  METHOD_READ_LOGS,
+  METHOD_READ_RECOVERY,
   METHOD_SEARCH,
   METHOD_SNIPPET,
+  type ReadLogsParams,
+  type ReadRecoveryParams,
   type SnippetModule,
 } from "../sandbox/protocol.ts";
+import type { RecoveryPage } from "./sessions_api.ts";
 import type { CallJournal } from "./journal.ts";
+import type { LogPage } from "./runtime_types.ts";
 
 /** What the host offers a script through `codemode`. */
 export interface PlatformHost {
@@ -27,6 +35,10 @@ export interface PlatformHost {
   >;
   /** A uniform connector handle method (`codemode.connector(id).…`). */
   handle(params: unknown): Promise<HandleResult>;
+  /** An execution's log lines by `logRef`; another namespace's read as `not_found`. */
+  readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
+  /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
+  readRecovery(params: ReadRecoveryParams, namespace: string): Promise<RecoveryPage>;
 }
 
 /** The platform methods, for dispatch. */
@@ -35,6 +47,8 @@ export const PLATFORM_METHODS: ReadonlySet<string> = new Set([
   METHOD_DESCRIBE,
   METHOD_SNIPPET,
   METHOD_HANDLE,
+  METHOD_READ_LOGS,
+  METHOD_READ_RECOVERY,
 ]);
 
 function text(params: unknown, name: string): string {
@@ -43,6 +57,28 @@ function text(params: unknown, name: string): string {
     throw new CordonError("invalid_request", `codemode needs "${name}" as a string`);
   }
   return value;
+}
+
+/**
+ * `{ <ref>, cursor?, limit? }` from a script, copied field by field so nothing else reaches the
+ * reader; the reader checks the ref and the limit's range.
+ */
+function pageRequest(method: string, params: unknown, ref: string): Record<string, unknown> {
+  const p = params as Record<string, unknown> | null;
+  const what = method.replace("codemode.", "");
+  if (typeof p !== "object" || p === null || Array.isArray(p)) {
+    throw new CordonError("invalid_request", `${what}() needs { ${ref}, cursor?, limit? }`);
+  }
+  if (p.cursor !== undefined && typeof p.cursor !== "string") {
+    throw new CordonError("invalid_request", `${what}() needs cursor as a string`);
+  }
+  if (p.limit !== undefined && typeof p.limit !== "number") {
+    throw new CordonError("invalid_request", `${what}() needs limit as a number`);
+  }
+  const out: Record<string, unknown> = { [ref]: p[ref] };
+  if (p.cursor !== undefined) out.cursor = p.cursor;
+  if (p.limit !== undefined) out.limit = p.limit;
+  return out;
 }
 
 /** Answers one platform request for a script running in `namespace`. */
@@ -64,6 +100,14 @@ export async function platformRequest(
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
   if (method === METHOD_HANDLE) return await host.handle(params);
+  if (method === METHOD_READ_LOGS) {
+    const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
+    return await host.readLogs(request, namespace);
+  }
+  if (method === METHOD_READ_RECOVERY) {
+    const request = pageRequest(method, params, "recoveryRef") as unknown as ReadRecoveryParams;
+    return await host.readRecovery(request, namespace);
+  }
   const name = text(params, "name");
   const occurrence = p.occurrence;
   if (!Number.isSafeInteger(occurrence) || (occurrence as number) < 0) {

@@ -27,7 +27,7 @@ import { ShapeStore } from "../store/shapes.ts";
 import { SnippetStore } from "../store/snippets.ts";
 import { SessionStore } from "../store/sessions.ts";
 import { DEFAULT_SESSIONS, SessionManager } from "./sessions.ts";
-import { sessionsApi } from "./sessions_api.ts";
+import { readRecoveryPage, sessionsApi } from "./sessions_api.ts";
 import { artifactMaxBytes, artifactsApi } from "./artifacts_api.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
@@ -37,7 +37,7 @@ import { Snippets } from "./snippets.ts";
 import * as control from "./control.ts";
 import { type DurabilitySettings, Engine } from "./engine.ts";
 import { EventHub } from "./events.ts";
-import { executionsApi } from "./executions_api.ts";
+import { executionsApi, readLogPage } from "./executions_api.ts";
 import { executeCode } from "./code_executor.ts";
 import { logRetainMs, pruneLogs, runtimeRedactor } from "./runtime_logs.ts";
 import { PackageSet } from "./packages/mod.ts";
@@ -160,6 +160,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...DEFAULT_SESSIONS,
     ...options.sessions,
   });
+  const logs = new LogStore(db);
   const engine = new Engine({
     registry,
     defaults,
@@ -169,18 +170,26 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     poolSize: options.pool?.size ?? DEFAULT_POOL_SIZE,
     executions,
     calls,
-    logs: new LogStore(db),
+    logs,
     durability: durability satisfies DurabilitySettings,
     // Read through, so a connector's tool-list change reaches new executions.
     get declarationHash() {
       return catalogue.declarationHash;
     },
-    platform: platformHost(registry, catalogue, snippets),
+    platform: platformHost(registry, catalogue, snippets, {
+      readLogs: (o, namespace) => readLogPage(executions, logs, o, namespace),
+      readRecovery: (o, namespace) => readRecoveryPage(sessionStore, o, namespace),
+    }),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
     events: new EventHub(),
     redact,
     prepare: (code) => packages.prepare(code),
     sessions,
+    workspaces: {
+      root: join(base, "workspaces"),
+      artifact: (ref, o) => runtime.artifact(ref, o),
+      saveArtifact: (o) => runtime.saveArtifact(o),
+    },
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {

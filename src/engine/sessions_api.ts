@@ -41,6 +41,44 @@ export interface SessionsApi {
   ): Promise<RecoveryPage>;
 }
 
+/**
+ * One page of a session's recovery history, found by its `recoveryRef`. With `namespace`, a
+ * session of another namespace reads as `not_found`, exactly like an unknown ref (what a
+ * script's `codemode.readRecovery()` gets).
+ */
+export async function readRecoveryPage(
+  store: SessionStore,
+  o: { recoveryRef: string; cursor?: string; limit?: number },
+  namespace?: string,
+): Promise<RecoveryPage> {
+  const ref = o?.recoveryRef;
+  if (typeof ref !== "string" || ref === "" || ref.length > 200) {
+    throw new CordonError("invalid_request", "readRecovery() needs a session's recoveryRef");
+  }
+  const limit = o.limit ?? 50;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) {
+    throw new CordonError("invalid_request", "A recovery limit is a whole number from 1 to 500");
+  }
+  const after = o.cursor === undefined ? 0 : Number(o.cursor);
+  if (!Number.isSafeInteger(after) || after < 0) {
+    throw new CordonError("invalid_request", `Invalid recovery cursor "${o.cursor}"`);
+  }
+  const row = await store.byRecoveryRef(ref);
+  if (!row || (namespace !== undefined && row.namespace !== namespace)) {
+    throw new CordonError("not_found", "There is no session under this recoveryRef");
+  }
+  const entries = await store.journal(row.id, after, limit + 1);
+  const page: RecoveryPage = {
+    sessionId: row.id,
+    namespace: row.namespace,
+    status: row.status,
+    entries: entries.slice(0, limit),
+  };
+  if (row.endReason) page.endReason = row.endReason;
+  if (entries.length > limit) page.nextCursor = String(entries[limit - 1].seq);
+  return page;
+}
+
 /** Builds the session methods. */
 export function sessionsApi(sessions: SessionManager, store: SessionStore): SessionsApi {
   return {
@@ -51,34 +89,6 @@ export function sessionsApi(sessions: SessionManager, store: SessionStore): Sess
         String(id),
         o?.namespace === undefined ? undefined : checkNamespace(o.namespace),
       ),
-    async readRecovery(o) {
-      const ref = o?.recoveryRef;
-      if (typeof ref !== "string" || ref === "" || ref.length > 200) {
-        throw new CordonError("invalid_request", "readRecovery() needs a session's recoveryRef");
-      }
-      const limit = o.limit ?? 50;
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) {
-        throw new CordonError(
-          "invalid_request",
-          "A recovery limit is a whole number from 1 to 500",
-        );
-      }
-      const after = o.cursor === undefined ? 0 : Number(o.cursor);
-      if (!Number.isSafeInteger(after) || after < 0) {
-        throw new CordonError("invalid_request", `Invalid recovery cursor "${o.cursor}"`);
-      }
-      const row = await store.byRecoveryRef(ref);
-      if (!row) throw new CordonError("not_found", "There is no session under this recoveryRef");
-      const entries = await store.journal(row.id, after, limit + 1);
-      const page: RecoveryPage = {
-        sessionId: row.id,
-        namespace: row.namespace,
-        status: row.status,
-        entries: entries.slice(0, limit),
-      };
-      if (row.endReason) page.endReason = row.endReason;
-      if (entries.length > limit) page.nextCursor = String(entries[limit - 1].seq);
-      return page;
-    },
+    readRecovery: (o) => readRecoveryPage(store, o),
   };
 }

@@ -9,6 +9,7 @@ import type { LogLevel } from "../sandbox/protocol.ts";
 import type { CodeForm } from "./source.ts";
 import type { Limits } from "./limits.ts";
 import type { CallState, PendingNeed } from "../store/calls.ts";
+import type { WorkspaceReport, WorkspaceRequest } from "./workspace.ts";
 
 /** What a caller may set per execution. */
 export interface ExecuteRequest {
@@ -38,6 +39,11 @@ export interface ExecuteRequest {
   session?: boolean;
   /** Runs in an existing session (`session_not_found` / `session_busy` before any code runs). */
   sessionId?: string;
+  /**
+   * A directory the code may read and write (and nothing else), staged before and collected
+   * after the run; the script sees it as the `workspace` global.
+   */
+  workspace?: WorkspaceRequest;
 }
 
 /** Callbacks around one `execute()`. */
@@ -171,6 +177,8 @@ export interface CompletedResult {
   executionId: string;
   /** What the code returned; `Date`, `Map`, `Uint8Array`, `bigint` and the like survive. */
   result: unknown;
+  /** Its workspace's outputs, when it had one. */
+  workspace?: WorkspaceReport;
   /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
   logs: LogEntry[];
   /** The tool calls and steps this pass logged or replayed, in `seq` order. */
@@ -207,6 +215,8 @@ export interface ErrorResult {
   executionId: string;
   /** Why it ended; `code` says what kind of failure (`sandbox_timeout`, `script_error`, …). */
   error: ErrorInfo;
+  /** Its workspace's outputs, when it had one. */
+  workspace?: WorkspaceReport;
   /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
   logs: LogEntry[];
   /** The tool calls and steps this pass logged or replayed, in `seq` order. */

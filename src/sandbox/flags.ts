@@ -35,8 +35,10 @@ export function childArgs(options: ChildArgsOptions): string[] {
     "--cached-only",
     // Untrusted modules must not land in the shared V8 code cache.
     "--no-code-cache",
-    "--deny-read",
-    "--deny-write",
+    // A workspace is the one directory it may touch; otherwise no file at all.
+    ...(policy.workspaceDir
+      ? [`--allow-read=${policy.workspaceDir}`, `--allow-write=${policy.workspaceDir}`]
+      : ["--deny-read", "--deny-write"]),
     "--deny-env",
     "--deny-run",
     "--deny-ffi",

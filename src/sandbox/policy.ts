@@ -13,6 +13,8 @@ export interface SandboxPolicy {
   heapMiB: number;
   /** Hosts the child may reach (`host` or `host:port`); empty means no network. */
   netAllow: readonly string[];
+  /** The one directory the child may read and write (a workspace's real path). */
+  workspaceDir?: string;
 }
 
 /**
@@ -104,5 +106,5 @@ export function normalizeNetAllow(hosts: readonly string[] | undefined): string[
 
 /** A stable key: equal keys mean interchangeable children. */
 export function policyKey(policy: SandboxPolicy): string {
-  return `${policy.heapMiB}|${policy.netAllow.join(",")}`;
+  return `${policy.heapMiB}|${policy.netAllow.join(",")}|${policy.workspaceDir ?? ""}`;
 }

@@ -14,6 +14,8 @@
  * child → host   request       codemode.describe  { path } → description
  * child → host   request       codemode.snippet   SnippetParams → SnippetModule
  * child → host   request       codemode.handle    HandleParams → HandleResult
+ * child → host   request       codemode.readLogs      ReadLogsParams → LogPage
+ * child → host   request       codemode.readRecovery  ReadRecoveryParams → RecoveryPage
  * ```
  *
  * @module
@@ -30,6 +32,8 @@ export const METHOD_SEARCH = "codemode.search";
 export const METHOD_DESCRIBE = "codemode.describe";
 export const METHOD_SNIPPET = "codemode.snippet";
 export const METHOD_HANDLE = "codemode.handle";
+export const METHOD_READ_LOGS = "codemode.readLogs";
+export const METHOD_READ_RECOVERY = "codemode.readRecovery";
 
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {
@@ -47,6 +51,8 @@ export interface RunParams {
   connectors: GuestConnector[];
   /** The result's encoded size limit; the guest refuses larger results itself. */
   maxResultBytes: number;
+  /** The execution's workspace directory, when it has one (the child may read and write it). */
+  workspace?: { dir: string };
 }
 
 /** What the guest answers when the run ends normally. */
@@ -83,6 +89,20 @@ export interface SearchParams {
   query: string;
   limit?: number;
   cursor?: string;
+}
+
+/** `codemode.readLogs({ logRef, cursor, limit })`: an execution's console lines, paged. */
+export interface ReadLogsParams {
+  logRef: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** `codemode.readRecovery({ recoveryRef, cursor, limit })`: a session's history, paged. */
+export interface ReadRecoveryParams {
+  recoveryRef: string;
+  cursor?: string;
+  limit?: number;
 }
 
 /** `codemode.run(name, input)`: the guest asks for the snippet's module. */

@@ -36,6 +36,25 @@ const createBody = z.object({
   session: z.boolean().optional()
     .describe("true: start a session (this node's); its id comes back in meta.sessionId"),
   sessionId: z.string().max(200).optional().describe("Run in this session (node-local)"),
+  workspace: z.object({
+    files: z.record(z.string(), z.union([z.string(), z.object({ base64: z.string() }).strict()]))
+      .optional().describe("Files written before the run: path → text or { base64 }"),
+    inputs: z.record(z.string(), z.string()).optional()
+      .describe("path → artifact://name[@version] or workspace://<id>/<path>"),
+    bootstrap: z.record(z.string(), z.string()).optional()
+      .describe("Files written only when changed since the last bootstrap of this workspace"),
+    outputs: z.object({
+      globs: z.array(z.string().min(1).max(300)).min(1).max(50),
+      maxFiles: z.number().int().positive().optional(),
+      maxFileBytes: z.number().int().positive().optional(),
+      maxTotalBytes: z.number().int().positive().optional(),
+      saveAs: z.object({ prefix: z.string().max(200) }).strict().optional(),
+    }).strict().optional(),
+    persist: z.boolean().optional(),
+    id: z.string().max(100).optional(),
+    quotaBytes: z.number().int().positive().optional(),
+  }).strict().optional()
+    .describe("A directory the code may read and write; host directories cannot be staged here"),
   ...runSettings,
 }).strict();
 

@@ -80,6 +80,52 @@ interface CodemodeConnector {
   getPrompt(name: string, args?: Record<string, string>): Promise<CodemodeResult<{ description?: string; messages: { role: string; content: unknown }[] }>>;
   complete(ref: { type: "prompt"; name: string } | { type: "resource"; uri: string }, argument: { name: string; value: string }): Promise<CodemodeResult<{ values: string[]; total?: number; hasMore?: boolean }>>;
 }
+/** One page of an execution's console lines, from codemode.readLogs(). */
+interface CodemodeLogPage {
+  /** The execution the lines belong to. */
+  executionId: string;
+  namespace: string;
+  /** Lines in the order written; atMs is milliseconds since that execution started. */
+  items: { seq: number; level: "log" | "info" | "warn" | "error" | "debug"; message: string; atMs: number }[];
+  /** Pass back as cursor for the next page. */
+  nextCursor?: string;
+  /** The lines were deleted by log retention; the page is empty. */
+  expired?: true;
+}
+/** One execution in a session's history, from codemode.readRecovery(). */
+interface CodemodeRecoveryEntry {
+  /** Its place in the session, from 1. */
+  seq: number;
+  executionId: string;
+  /** The code, redacted; cut when codeTruncated. */
+  code: string;
+  codeTruncated: boolean;
+  /** "completed", "error" or "rejected". */
+  status: string;
+  error?: { code: string; message: string };
+  diagnostics: { code: string; message: string; line?: number }[];
+  declarationHash: string;
+  /** Whether running the code again to rebuild state is safe, judged from what it did. */
+  classification: "setup_like" | "side_effecting" | "unknown";
+  /** Top-level names it declared. */
+  declared: string[];
+  /** Tool calls it made. */
+  toolCalls: number;
+  /** When it ended (ms since the epoch). */
+  createdAt: number;
+}
+/** One page of a session's history, oldest first. */
+interface CodemodeRecoveryPage {
+  sessionId: string;
+  namespace: string;
+  /** "active" while the session lives; "ended" once closed, expired or lost. */
+  status: "active" | "ended";
+  /** Why it ended: "closed", "expired", "timeout", "crashed", … */
+  endReason?: string;
+  entries: CodemodeRecoveryEntry[];
+  /** Pass back as cursor for the next page. */
+  nextCursor?: string;
+}
 /** The platform API, beside the connectors. */
 declare const codemode: {
   /**
@@ -115,5 +161,18 @@ declare const codemode: {
    * @param id The connector's name, e.g. "github".
    */
   connector(id: string): CodemodeConnector;
+  /**
+   * Reads the console lines of an execution of this namespace, paged
+   * (limit 1–500, default 50). Throws code "not_found" for an unknown ref.
+   * @param options.logRef The logRef an execution's details carry.
+   */
+  readLogs(options: { logRef: string; cursor?: string; limit?: number }): Promise<CodemodeLogPage>;
+  /**
+   * Reads a session's history of this namespace, paged (limit 1–500,
+   * default 50): each execution's code, outcome and declared names.
+   * Throws code "not_found" for an unknown ref.
+   * @param options.recoveryRef The recoveryRef returned when the session was created.
+   */
+  readRecovery(options: { recoveryRef: string; cursor?: string; limit?: number }): Promise<CodemodeRecoveryPage>;
 };
 `;

@@ -19,6 +19,8 @@ import {
   METHOD_DESCRIBE,
   METHOD_HANDLE,
   METHOD_LOG,
+  METHOD_READ_LOGS,
+  METHOD_READ_RECOVERY,
   METHOD_READY,
   METHOD_RUN,
   METHOD_SEARCH,
@@ -131,7 +133,21 @@ function makeCodemode(): object {
     return typeof entry === "function" ? await entry(got.input) : await entry;
   };
   const connector = (id: string) => makeHandle(String(id));
-  return freeze({ step, search, describe, run, connector });
+  type Paging = { cursor?: string; limit?: number };
+  // Fields copied one by one: only these cross, whatever else the script's object holds.
+  const readLogs = (o: { logRef: string } & Paging) =>
+    hostCall("readLogs", METHOD_READ_LOGS, {
+      logRef: o?.logRef,
+      cursor: o?.cursor,
+      limit: o?.limit,
+    });
+  const readRecovery = (o: { recoveryRef: string } & Paging) =>
+    hostCall("readRecovery", METHOD_READ_RECOVERY, {
+      recoveryRef: o?.recoveryRef,
+      cursor: o?.cursor,
+      limit: o?.limit,
+    });
+  return freeze({ step, search, describe, run, connector, readLogs, readRecovery });
 }
 
 /**
@@ -276,6 +292,40 @@ function checkResult(value: unknown, maxBytes: number): void {
   }
 }
 
+/**
+ * `workspace`: the directory this execution may read and write, with small helpers. Paths are
+ * relative to it; the child's permissions refuse anything outside, whatever the path says.
+ */
+function makeWorkspace(dir: string): object {
+  const path = (rel = ".") => {
+    const p = String(rel);
+    if (p.startsWith("/") || p.split("/").includes("..")) {
+      throw new TypeError(`workspace.path("${p}"): paths are relative and stay in the workspace`);
+    }
+    return p === "." || p === "" ? dir : `${dir}/${p}`;
+  };
+  return freeze({
+    dir,
+    path,
+    readText: (rel: string) => Deno.readTextFile(path(rel)),
+    writeText: async (rel: string, text: string) => {
+      const full = path(rel);
+      const parent = full.slice(0, full.lastIndexOf("/"));
+      if (parent.length > dir.length) await Deno.mkdir(parent, { recursive: true });
+      await Deno.writeTextFile(full, String(text));
+    },
+    readBytes: (rel: string) => Deno.readFile(path(rel)),
+    writeBytes: (rel: string, bytes: Uint8Array) => Deno.writeFile(path(rel), bytes),
+    list: async (rel = ".") => {
+      const names: string[] = [];
+      for await (const e of Deno.readDir(path(rel))) {
+        names.push(e.isDirectory ? `${e.name}/` : e.name);
+      }
+      return names.sort();
+    },
+  });
+}
+
 /** Globals are installed by the first run; a session's later runs reuse them. */
 let installed = false;
 
@@ -286,6 +336,12 @@ async function run(params: RunParams): Promise<RunResult> {
   }
   occurrences.clear();
   runs.clear();
+  defineProperty(globalThis, "workspace", {
+    value: params.workspace ? makeWorkspace(params.workspace.dir) : undefined,
+    writable: false,
+    configurable: true,
+    enumerable: false,
+  });
   let value: unknown;
   try {
     const mod = await import("data:text/javascript," + encodeURIComponent(params.module));

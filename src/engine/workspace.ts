@@ -1,0 +1,438 @@
+/**
+ * Workspaces: a directory an execution may read and write, and nothing
+ * else. Before the run the host stages files into it (inline files, host
+ * directories for library callers, artifacts, files of a persisted
+ * workspace, an idempotent bootstrap); the child gets `--allow-read` and
+ * `--allow-write` for that directory only; after the run the host collects
+ * outputs by glob, bounded, optionally as artifacts, and removes the
+ * directory unless asked to keep it.
+ *
+ * Deno follows symlinks inside an allowed directory, so none may exist in
+ * one: the host never stages a symlink, and a script cannot make one (that
+ * needs unscoped read and write permission).
+ *
+ * @module
+ */
+import { join, normalize, relative, resolve } from "node:path";
+import { CordonError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { ArtifactContent, ArtifactInfo, SaveArtifactOptions } from "./artifacts_api.ts";
+
+/** Output collection. */
+export interface WorkspaceOutputs {
+  /** Globs relative to the workspace (`**` crosses directories): `out/**`, `*.csv`. */
+  globs: string[];
+  /** At most this many files (default 100). */
+  maxFiles?: number;
+  /** Files larger than this are skipped (default 10 MiB). */
+  maxFileBytes?: number;
+  /** Collection stops past this total (default 50 MiB). */
+  maxTotalBytes?: number;
+  /** Save each collected file as an artifact named `<prefix><path>` (a new version if it exists). */
+  saveAs?: { prefix: string };
+}
+
+/** What an execution asks of its workspace. */
+export interface WorkspaceRequest {
+  /** Files written before the run: path → text, or `{ base64 }` for bytes. */
+  files?: Record<string, string | { base64: string }>;
+  /** Files copied in before the run: path → `artifact://name[@version]` or `workspace://<id>/<path>`. */
+  inputs?: Record<string, string>;
+  /**
+   * Host directories copied in (library callers only; the HTTP API does not offer it):
+   * `{ from: "/host/dir", to: "data" }`. Symlinks in them are refused.
+   */
+  stage?: { from: string; to: string }[];
+  /**
+   * Files written only when they changed since the last bootstrap of this workspace
+   * (fingerprinted): setup that is cheap to repeat on a persisted workspace.
+   */
+  bootstrap?: Record<string, string>;
+  /** What to collect after the run. */
+  outputs?: WorkspaceOutputs;
+  /** Keep the directory after the run; its id comes back to reuse it. */
+  persist?: boolean;
+  /** Reuse a persisted workspace of the same namespace. */
+  id?: string;
+  /** The most the directory may hold while the run goes on (default 100 MiB). */
+  quotaBytes?: number;
+}
+
+/** One collected output. */
+export interface WorkspaceOutput {
+  /** Its path in the workspace. */
+  path: string;
+  /** Its size in bytes. */
+  size: number;
+  /** The artifact it was saved as (`name@version`), with `saveAs`. */
+  ref?: string;
+}
+
+/** What the result says about the workspace. */
+export interface WorkspaceReport {
+  /** The workspace's id (`ws_…`). */
+  id: string;
+  /** Kept after the run (reuse it with `workspace: { id }`). */
+  persisted: boolean;
+  /** The files collected, by path. */
+  outputs: WorkspaceOutput[];
+  /** Which bound stopped collection: `maxFiles`, `maxFileBytes`, `maxTotalBytes`. */
+  limitsHit: string[];
+  /** The bootstrap was written (false: unchanged since the last one, skipped). */
+  bootstrapped?: boolean;
+}
+
+/** Workspace defaults, each with its reason. */
+export const WORKSPACE_DEFAULTS: Readonly<{
+  maxFiles: number;
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  quotaBytes: number;
+  maxInlineBytes: number;
+}> = Object.freeze({
+  // Outputs are what a model reads back: a hundred files is already a lot of context.
+  maxFiles: 100,
+  maxFileBytes: 10 * 1024 * 1024,
+  maxTotalBytes: 50 * 1024 * 1024,
+  // Enough for real data work; a run that writes more is stopped.
+  quotaBytes: 100 * 1024 * 1024,
+  // Inline files travel in the request: a few MiB in all.
+  maxInlineBytes: 8 * 1024 * 1024,
+});
+
+/** What staging needs from the runtime. */
+export interface WorkspaceHost {
+  /** Where workspaces live (a Cordon-owned directory). */
+  root: string;
+  namespace: string;
+  artifact(ref: string, options: { namespace: string }): Promise<ArtifactContent | undefined>;
+  saveArtifact(options: SaveArtifactOptions): Promise<ArtifactInfo>;
+}
+
+/** A prepared workspace. */
+export interface Workspace {
+  id: string;
+  /** Its real path (what the child's flags name). */
+  dir: string;
+  persist: boolean;
+  quotaBytes: number;
+  outputs?: WorkspaceOutputs;
+  bootstrapped?: boolean;
+}
+
+const ID = /^ws_[0-9a-f]{32}$/;
+
+function bad(message: string): CordonError {
+  return new CordonError("invalid_request", `Workspace: ${message}`);
+}
+
+/** A relative path inside the workspace, normalized; anything that could leave it is refused. */
+export function insidePath(path: unknown): string {
+  if (typeof path !== "string" || path === "" || path.length > 1_000 || path.includes("\0")) {
+    throw bad(`"${String(path).slice(0, 100)}" is not a path`);
+  }
+  const norm = normalize(path).replace(/^\.\/+/, "");
+  if (norm.startsWith("/") || norm === ".." || norm.startsWith("../") || norm === ".") {
+    throw bad(`"${path}" leaves the workspace; paths are relative and stay inside it`);
+  }
+  return norm;
+}
+
+function metaPath(root: string, id: string): string {
+  return join(root, `${id}.json`);
+}
+
+async function writeFileIn(dir: string, rel: string, data: Uint8Array | string): Promise<void> {
+  const path = join(dir, rel);
+  await Deno.mkdir(join(path, ".."), { recursive: true });
+  if (typeof data === "string") await Deno.writeTextFile(path, data);
+  else await Deno.writeFile(path, data);
+}
+
+/** Writes many files: each directory made once, the writes side by side. */
+async function writeFiles(dir: string, files: [string, Uint8Array | string][]): Promise<void> {
+  const parents = new Set(files.map(([rel]) => join(dir, rel, "..")));
+  for (const p of parents) await Deno.mkdir(p, { recursive: true });
+  const BATCH = 32;
+  for (let i = 0; i < files.length; i += BATCH) {
+    await Promise.all(
+      files.slice(i, i + BATCH).map(([rel, data]) => {
+        const path = join(dir, rel);
+        return typeof data === "string"
+          ? Deno.writeTextFile(path, data)
+          : Deno.writeFile(path, data);
+      }),
+    );
+  }
+}
+
+/** Copies a host directory in, refusing symlinks (they would lead out of the workspace). */
+async function copyTree(from: string, to: string): Promise<void> {
+  const info = await Deno.lstat(from);
+  if (info.isSymlink) throw bad(`"${from}" is a symlink; symlinks are never staged`);
+  if (info.isFile) {
+    await Deno.mkdir(join(to, ".."), { recursive: true });
+    await Deno.copyFile(from, to);
+    return;
+  }
+  if (!info.isDirectory) throw bad(`"${from}" is neither a file nor a directory`);
+  await Deno.mkdir(to, { recursive: true });
+  for await (const e of Deno.readDir(from)) await copyTree(join(from, e.name), join(to, e.name));
+}
+
+async function sha256(text: string): Promise<string> {
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Checks a request's shape before anything is written. */
+export function checkWorkspaceRequest(req: unknown): WorkspaceRequest {
+  if (req === null || typeof req !== "object" || Array.isArray(req)) {
+    throw bad("give an object ({ files?, inputs?, outputs?, persist?, id? })");
+  }
+  const r = req as WorkspaceRequest;
+  let inline = 0;
+  for (const [p, v] of Object.entries(r.files ?? {})) {
+    insidePath(p);
+    if (typeof v === "string") inline += v.length;
+    else if (v && typeof v === "object" && typeof v.base64 === "string") inline += v.base64.length;
+    else throw bad(`file "${p}" must be text or { base64 }`);
+  }
+  for (const [p, v] of Object.entries(r.bootstrap ?? {})) {
+    insidePath(p);
+    if (typeof v !== "string") throw bad(`bootstrap file "${p}" must be text`);
+    inline += v.length;
+  }
+  if (inline > WORKSPACE_DEFAULTS.maxInlineBytes) {
+    throw bad(`inline files are over ${WORKSPACE_DEFAULTS.maxInlineBytes} bytes; use artifacts`);
+  }
+  for (const [p, v] of Object.entries(r.inputs ?? {})) {
+    insidePath(p);
+    if (typeof v !== "string" || !/^(artifact|workspace):\/\//.test(v)) {
+      throw bad(`input "${p}" must be artifact://name[@version] or workspace://<id>/<path>`);
+    }
+  }
+  for (const s of r.stage ?? []) {
+    if (typeof s?.from !== "string" || !s.from.startsWith("/")) {
+      throw bad("stage.from must be an absolute host path");
+    }
+    insidePath(s.to);
+  }
+  if (r.id !== undefined && (typeof r.id !== "string" || !ID.test(r.id))) {
+    throw bad(`"${String(r.id).slice(0, 80)}" is not a workspace id`);
+  }
+  if (r.outputs !== undefined) {
+    const o = r.outputs;
+    if (!Array.isArray(o?.globs) || o.globs.some((g) => typeof g !== "string" || g === "")) {
+      throw bad("outputs.globs must be a list of globs");
+    }
+    for (const g of o.globs) insidePath(g.replace(/\*+/g, "x"));
+    for (const k of ["maxFiles", "maxFileBytes", "maxTotalBytes"] as const) {
+      const v = o[k];
+      if (v !== undefined && !(Number.isSafeInteger(v) && v > 0)) {
+        throw bad(`outputs.${k} must be a positive whole number`);
+      }
+    }
+    if (o.saveAs !== undefined && typeof o.saveAs?.prefix !== "string") {
+      throw bad('outputs.saveAs needs a prefix ("" for none)');
+    }
+  }
+  const q = r.quotaBytes;
+  if (q !== undefined && !(Number.isSafeInteger(q) && q > 0)) {
+    throw bad("quotaBytes must be a positive whole number");
+  }
+  return r;
+}
+
+/** Creates (or reopens) a workspace and stages its files. On failure nothing is left behind. */
+export async function prepareWorkspace(
+  req: WorkspaceRequest,
+  host: WorkspaceHost,
+): Promise<Workspace> {
+  await Deno.mkdir(host.root, { recursive: true });
+  let id = req.id;
+  let created = false;
+  if (id !== undefined) {
+    const meta = await readMeta(host.root, id);
+    if (!meta || meta.namespace !== host.namespace) {
+      throw new CordonError("not_found", `There is no persisted workspace ${id}`);
+    }
+  } else {
+    id = newId("ws");
+    created = true;
+  }
+  const dir = join(host.root, id);
+  try {
+    await Deno.mkdir(dir, { recursive: true });
+    const real = await Deno.realPath(dir);
+    await writeFiles(
+      real,
+      Object.entries(req.files ?? {}).map(([p, v]) => [
+        insidePath(p),
+        typeof v === "string" ? v : Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0)),
+      ]),
+    );
+    for (const s of req.stage ?? []) await copyTree(s.from, join(real, insidePath(s.to)));
+    for (const [p, ref] of Object.entries(req.inputs ?? {})) {
+      await writeFileIn(real, insidePath(p), await readInput(ref, host));
+    }
+    let bootstrapped: boolean | undefined;
+    if (req.bootstrap) {
+      const fingerprint = await sha256(JSON.stringify(Object.entries(req.bootstrap).sort()));
+      const meta = await readMeta(host.root, id);
+      bootstrapped = meta?.bootstrap !== fingerprint;
+      if (bootstrapped) {
+        for (const [p, v] of Object.entries(req.bootstrap)) {
+          await writeFileIn(real, insidePath(p), v);
+        }
+      }
+      await writeMeta(host.root, id, { namespace: host.namespace, bootstrap: fingerprint });
+    } else if (created) {
+      await writeMeta(host.root, id, { namespace: host.namespace });
+    }
+    return {
+      id,
+      dir: real,
+      persist: req.persist === true || req.id !== undefined,
+      quotaBytes: req.quotaBytes ?? WORKSPACE_DEFAULTS.quotaBytes,
+      outputs: req.outputs,
+      ...(bootstrapped === undefined ? {} : { bootstrapped }),
+    };
+  } catch (err) {
+    if (created) await removeWorkspace(host.root, id);
+    throw err;
+  }
+}
+
+async function readInput(ref: string, host: WorkspaceHost): Promise<Uint8Array> {
+  if (ref.startsWith("artifact://")) {
+    const got = await host.artifact(ref, { namespace: host.namespace });
+    if (!got) {
+      throw new CordonError("not_found", `Workspace input ${ref}: there is no such artifact`);
+    }
+    return got.data;
+  }
+  const m = /^workspace:\/\/(ws_[0-9a-f]{32})\/(.+)$/.exec(ref);
+  if (!m) throw bad(`input ${ref} must be workspace://<id>/<path>`);
+  const meta = await readMeta(host.root, m[1]);
+  if (!meta || meta.namespace !== host.namespace) {
+    throw new CordonError("not_found", `Workspace input ${ref}: there is no such workspace`);
+  }
+  const path = join(host.root, m[1], insidePath(m[2]));
+  const info = await Deno.lstat(path).catch(() => undefined);
+  if (!info?.isFile) throw new CordonError("not_found", `Workspace input ${ref}: no such file`);
+  return await Deno.readFile(path);
+}
+
+async function readMeta(
+  root: string,
+  id: string,
+): Promise<{ namespace: string; bootstrap?: string } | undefined> {
+  if (!ID.test(id)) return undefined;
+  try {
+    return JSON.parse(await Deno.readTextFile(metaPath(root, id)));
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeMeta(
+  root: string,
+  id: string,
+  meta: { namespace: string; bootstrap?: string },
+): Promise<void> {
+  // Beside the directory, not in it: the script cannot rewrite who owns it.
+  await Deno.writeTextFile(metaPath(root, id), JSON.stringify(meta));
+}
+
+/** Removes a workspace and its record. */
+export async function removeWorkspace(root: string, id: string): Promise<void> {
+  await Deno.remove(join(root, id), { recursive: true }).catch(() => {});
+  await Deno.remove(metaPath(root, id)).catch(() => {});
+}
+
+/** A glob (`**` any depth, `*` within a name, `?` one character) as a regular expression. */
+export function globToRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      i++;
+      if (glob[i + 1] === "/") {
+        i++;
+        re += "(?:.*/)?";
+      } else re += ".*";
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Files under `dir` (relative paths), never following symlinks. */
+async function* walk(dir: string, base = dir): AsyncGenerator<{ path: string; size: number }> {
+  const files: string[] = [];
+  const dirs: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isSymlink) continue;
+    if (e.isDirectory) dirs.push(join(dir, e.name));
+    else if (e.isFile) files.push(join(dir, e.name));
+  }
+  // Sizes side by side: a directory of a hundred outputs is one round of stats, not a hundred.
+  const sizes = await Promise.all(files.map((f) => Deno.lstat(f).then((i) => i.size)));
+  for (let i = 0; i < files.length; i++) yield { path: relative(base, files[i]), size: sizes[i] };
+  for (const d of dirs) yield* walk(d, base);
+}
+
+/** Bytes the workspace holds now. */
+export async function workspaceBytes(dir: string): Promise<number> {
+  let total = 0;
+  for await (const f of walk(dir)) total += f.size;
+  return total;
+}
+
+/** Collects outputs by glob, bounded; saves them as artifacts when asked. */
+export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
+  const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
+  if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
+  const spec = ws.outputs;
+  if (!spec) return report;
+  const patterns = spec.globs.map(globToRegExp);
+  const maxFiles = spec.maxFiles ?? WORKSPACE_DEFAULTS.maxFiles;
+  const maxFileBytes = spec.maxFileBytes ?? WORKSPACE_DEFAULTS.maxFileBytes;
+  const maxTotal = spec.maxTotalBytes ?? WORKSPACE_DEFAULTS.maxTotalBytes;
+  const hit = new Set<string>();
+  const found: { path: string; size: number }[] = [];
+  for await (const f of walk(ws.dir)) {
+    if (patterns.some((p) => p.test(f.path))) found.push(f);
+  }
+  found.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  let total = 0;
+  for (const f of found) {
+    if (report.outputs.length >= maxFiles) {
+      hit.add("maxFiles");
+      break;
+    }
+    if (f.size > maxFileBytes) {
+      hit.add("maxFileBytes");
+      continue;
+    }
+    if (total + f.size > maxTotal) {
+      hit.add("maxTotalBytes");
+      break;
+    }
+    total += f.size;
+    const out: WorkspaceOutput = { path: f.path, size: f.size };
+    if (spec.saveAs) {
+      const info = await host.saveArtifact({
+        name: `${spec.saveAs.prefix}${f.path}`,
+        data: await Deno.readFile(resolve(ws.dir, f.path)),
+        namespace: host.namespace,
+      });
+      out.ref = info.ref;
+    }
+    report.outputs.push(out);
+  }
+  report.limitsHit = [...hit];
+  return report;
+}
