@@ -69,9 +69,12 @@ export class Catalogue {
   readonly #observed = new Map<string, Observed>();
   readonly #snippets = new Map<string, SnippetRow>();
 
-  private constructor(registry: ConnectorRegistry, shapes: ShapeStore) {
+  readonly #extra: string;
+
+  private constructor(registry: ConnectorRegistry, shapes: ShapeStore, extra: string) {
     this.#registry = registry;
     this.#shapes = shapes;
+    this.#extra = extra;
     this.#build();
   }
 
@@ -87,7 +90,7 @@ export class Catalogue {
 
   #build(): void {
     ({ declarations: this.#declarations, declarationHash: this.#declarationHash } =
-      buildDeclarations(this.#registry.list()));
+      buildDeclarations(this.#registry.list(), this.#extra));
   }
 
   #toolDocuments(): SearchDocument[] {
@@ -120,8 +123,10 @@ export class Catalogue {
     registry: ConnectorRegistry,
     shapes: ShapeStore,
     snippets: SnippetRow[],
+    /** More declarations (the allowed packages' modules), part of the hash. */
+    extra = "",
   ): Promise<Catalogue> {
-    const c = new Catalogue(registry, shapes);
+    const c = new Catalogue(registry, shapes, extra);
     const docs = c.#toolDocuments();
     for (const s of snippets) {
       c.#snippets.set(snippetKey(s.namespace, s.name), s);

@@ -11,6 +11,7 @@
  * @module
  */
 import { CordonError } from "../errors.ts";
+import type { WorkspaceReport, WorkspaceRequest } from "./workspace.ts";
 import type { ExecuteRequest, ExecuteResult } from "./types.ts";
 
 /** One code block of a model's answer. */
@@ -47,13 +48,21 @@ export interface ExecuteCodeRequest {
   executionId?: string;
   /** The time limit of each block (ms); the runtime's default when absent. */
   timeoutMs?: number;
+  /**
+   * A workspace for the blocks' session (given when the session starts): files in, and the
+   * outputs its globs collect after each block come back as `outputFiles`.
+   */
+  workspace?: WorkspaceRequest;
 }
 
 /** What {@link executeCode} returns. */
 export interface ExecuteCodeResult {
   /** Each block's console lines, then its returned value as JSON, or its failure's code and message. */
   output: string;
-  /** Files the code wrote. Always empty until executions get workspaces. */
+  /**
+   * Files the blocks wrote that `workspace.outputs` collects, after the last block (empty when
+   * a block failed first, or without a workspace).
+   */
   outputFiles: { path: string; ref?: string }[];
   /** 0 when every block completed, 1 when one failed or paused (the later ones did not run). */
   exitCode: 0 | 1;
@@ -237,29 +246,55 @@ export async function executeCode(
   let known = keyed.get(runtime);
   if (!known) keyed.set(runtime, known = new Map());
   let sessionId = request.executionId === undefined ? undefined : known.get(request.executionId);
+  const files = new Map<string, { path: string; ref?: string }>();
   try {
-    for (const block of blocks) {
-      let result = await runtime.execute({
-        code: block.code,
+    const ws = request.workspace;
+    const collect = ws?.outputs ? { outputs: ws.outputs } : undefined;
+    // Outputs are collected once, after the last block (each collection would save new
+    // artifact versions of files an earlier block wrote).
+    const staged = ws ? { ...ws, outputs: undefined } : undefined;
+    const fresh = (code: string, last: boolean) =>
+      runtime.execute({
+        code,
         timeoutMs: request.timeoutMs,
-        ...(sessionId ? { sessionId } : { session: true }),
+        session: true,
+        ...(ws ? { workspace: last ? ws : staged } : {}),
       });
-      if (result.status === "error" && result.error.code === "session_not_found") {
-        // The keyed session is gone (expired, crashed): start again in a new one.
-        result = await runtime.execute({
+    for (const [i, block] of blocks.entries()) {
+      const last = i === blocks.length - 1;
+      let result = sessionId
+        ? await runtime.execute({
           code: block.code,
           timeoutMs: request.timeoutMs,
-          session: true,
-        });
+          sessionId,
+          ...(collect && last ? { workspace: collect } : {}),
+        })
+        : await fresh(block.code, last);
+      if (result.status === "error" && result.error.code === "session_not_found") {
+        // The keyed session is gone (expired, crashed): start again in a new one.
+        result = await fresh(block.code, last);
+      }
+      for (const o of (result as { workspace?: WorkspaceReport }).workspace?.outputs ?? []) {
+        files.set(o.path, o.ref ? { path: o.path, ref: o.ref } : { path: o.path });
       }
       sessionId = result.meta.sessionId ?? sessionId;
       executionIds.push(result.executionId);
       output.push(...blockOutput(result));
       if (result.status !== "completed") {
-        return { output: output.join("\n"), outputFiles: [], exitCode: 1, executionIds };
+        return {
+          output: output.join("\n"),
+          outputFiles: [...files.values()],
+          exitCode: 1,
+          executionIds,
+        };
       }
     }
-    return { output: output.join("\n"), outputFiles: [], exitCode: 0, executionIds };
+    return {
+      output: output.join("\n"),
+      outputFiles: [...files.values()],
+      exitCode: 0,
+      executionIds,
+    };
   } finally {
     if (request.executionId !== undefined && sessionId) known.set(request.executionId, sessionId);
     else if (sessionId) await runtime.closeSession(sessionId).catch(() => false);

@@ -187,23 +187,56 @@ export class Engine {
       limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
       policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
       namespace = checkNamespace(request.namespace);
-      session = await takeSession(
-        this.parts.sessions,
-        request,
-        namespace,
-        this.parts.declarationHash,
-        policyKey(policy),
-      );
-      if (request.workspace !== undefined) {
-        if (session) {
-          throw new CordonError("not_supported", "A session cannot have a workspace yet");
-        }
+      const held = request.sessionId === undefined
+        ? undefined
+        : this.parts.sessions?.peek(String(request.sessionId));
+      if (request.workspace !== undefined && !held) {
         if (!this.parts.workspaces) {
           throw new CordonError("not_supported", "This runtime has no workspaces");
         }
         const wanted = checkWorkspaceRequest(request.workspace);
+        if (request.sessionId !== undefined) {
+          throw new CordonError(
+            "invalid_request",
+            "A session's workspace is given when the session starts (session: true)",
+          );
+        }
         workspace = await prepareWorkspace(wanted, { ...this.parts.workspaces, namespace });
-        policy = { ...policy, workspaceDir: workspace.dir };
+      } else if (held?.workspace) {
+        // A session's executions share its workspace; this one may say what to collect.
+        const asked = request.workspace === undefined
+          ? undefined
+          : checkWorkspaceRequest(request.workspace);
+        if (asked && Object.keys(asked).some((k) => k !== "outputs")) {
+          throw new CordonError(
+            "invalid_request",
+            "In a session, an execution's workspace may only name outputs; files are staged when the session starts",
+          );
+        }
+        const outputs = asked?.outputs;
+        workspace = { ...held.workspace, outputs, persist: true };
+      } else if (request.workspace !== undefined) {
+        throw new CordonError("invalid_request", "This session was started without a workspace");
+      }
+      if (workspace) policy = { ...policy, workspaceDir: workspace.dir };
+      try {
+        session = await takeSession(
+          this.parts.sessions,
+          request,
+          namespace,
+          this.parts.declarationHash,
+          policyKey(policy),
+        );
+      } catch (err) {
+        if (workspace && !held && this.parts.workspaces) {
+          await removeWorkspace(this.parts.workspaces.root, workspace.id);
+        }
+        throw err;
+      }
+      if (session?.status === "created" && workspace) {
+        // The session keeps it until it ends (then it goes, unless it was asked to persist).
+        session.live.workspace = workspace;
+        workspace = { ...workspace, persist: true };
       }
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);

@@ -28,6 +28,7 @@ import { SnippetStore } from "../store/snippets.ts";
 import { SessionStore } from "../store/sessions.ts";
 import { DEFAULT_SESSIONS, SessionManager } from "./sessions.ts";
 import { readRecoveryPage, sessionsApi } from "./sessions_api.ts";
+import { removeWorkspace } from "./workspace.ts";
 import { artifactMaxBytes, artifactsApi } from "./artifacts_api.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
@@ -151,7 +152,19 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const executions = new ExecutionStore(db);
   const calls = new CallStore(db);
   const snippetStore = new SnippetStore(db);
-  const catalogue = await Catalogue.open(registry, new ShapeStore(db), await snippetStore.latest());
+  // Allowed packages and Node built-ins type as `any` modules: the import check, not the type
+  // check, decides what may be imported.
+  const moduleDeclarations = [
+    "node:*",
+    ...Object.keys(packages.allowed).flatMap((n) => [n, `${n}/*`]),
+  ]
+    .map((m) => `declare module ${JSON.stringify(m)};`).join("\n");
+  const catalogue = await Catalogue.open(
+    registry,
+    new ShapeStore(db),
+    await snippetStore.latest(),
+    moduleDeclarations,
+  );
   const checker = new Checker();
   if (typecheck !== "off") checker.warm(catalogue.declarations, catalogue.declarationHash);
   const snippets = new Snippets(snippetStore, executions, calls, registry, catalogue, checker);
@@ -160,6 +173,10 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...DEFAULT_SESSIONS,
     ...options.sessions,
   });
+  const workspaceRoot = join(base, "workspaces");
+  sessions.onDispose = async (s) => {
+    if (s.workspace && !s.workspace.persist) await removeWorkspace(workspaceRoot, s.workspace.id);
+  };
   const logs = new LogStore(db);
   const engine = new Engine({
     registry,
@@ -186,7 +203,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     prepare: (code) => packages.prepare(code),
     sessions,
     workspaces: {
-      root: join(base, "workspaces"),
+      root: workspaceRoot,
       artifact: (ref, o) => runtime.artifact(ref, o),
       saveArtifact: (o) => runtime.saveArtifact(o),
     },

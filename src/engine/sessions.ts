@@ -10,6 +10,7 @@ import { CordonError } from "../errors.ts";
 import { newId, newSecret } from "../ids.ts";
 import type { SandboxChild } from "../sandbox/child.ts";
 import type { RecoveryClass, RecoveryEntry, SessionStore } from "../store/sessions.ts";
+import type { Workspace } from "./workspace.ts";
 
 /** Session settings, each with its reason. */
 export interface SessionSettings {
@@ -52,6 +53,8 @@ export interface LiveSession {
   lastUsedAt: number;
   /** Executions run so far (0 before the first ends). */
   executions: number;
+  /** The workspace its executions share, when it was started with one. */
+  workspace?: Workspace;
 }
 
 /** A session as listed. */
@@ -83,10 +86,18 @@ export class SessionManager {
   readonly #nodeId: string;
   readonly settings: SessionSettings;
 
+  /** Runs when a session ends (its workspace is removed there). */
+  onDispose?: (s: LiveSession) => Promise<void>;
+
   constructor(store: SessionStore, nodeId: string, settings: SessionSettings) {
     this.#store = store;
     this.#nodeId = nodeId;
     this.settings = settings;
+  }
+
+  /** A session this process holds, without taking it. */
+  peek(id: string): LiveSession | undefined {
+    return this.#live.get(id);
   }
 
   /** Opens a new session (busy with its first execution). */
@@ -197,6 +208,7 @@ export class SessionManager {
     if (this.#live.get(s.id) !== s) return;
     this.#live.delete(s.id);
     s.child?.kill();
+    await this.onDispose?.(s).catch(() => {});
     await this.#store.end(s.id, reason).catch(() => {});
   }
 

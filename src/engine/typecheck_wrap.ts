@@ -8,6 +8,7 @@
 import ts from "typescript";
 import { transform } from "sucrase";
 import type { CheckForm, TypeDiagnostic } from "./typecheck.ts";
+import { scanImports } from "./packages/imports.ts";
 
 /** Diagnostics returned per list: past the first few, errors are mostly cascades. */
 export const MAX_DIAGNOSTICS = 20;
@@ -40,7 +41,11 @@ const SUCRASE_OPTIONS = {
  * ```
  */
 export function formOf(code: string): CheckForm {
-  if (MODULE_SYNTAX.test(code)) return "module";
+  if (MODULE_SYNTAX.test(code)) {
+    // Imports without an export: a script whose imports the runtime lifts (allowed packages).
+    const scan = scanImports(code);
+    if (!scan || scan.isModule) return "module";
+  }
   if (FUNCTION_START.test(code)) {
     try {
       // The same test as source.ts: it is a function if it parses as one expression.
@@ -69,6 +74,22 @@ export interface Wrapped {
  */
 export function wrap(code: string, form: CheckForm, inputType: string): Wrapped {
   if (form === "module") return { text: code, start: 0 };
+  if (form === "script" && MODULE_SYNTAX.test(code)) {
+    // As the runtime does: static imports move onto the wrapper's line, blanked in place.
+    const statements = (scanImports(code)?.imports ?? []).flatMap((f) =>
+      f.kind === "static" && f.statement
+        ? [{ ...f.statement, text: f.statement.text.replace("\0", JSON.stringify(f.specifier)) }]
+        : []
+    );
+    let body = code;
+    for (const st of [...statements].sort((a, b) => b.start - a.start)) {
+      body = body.slice(0, st.start) + body.slice(st.start, st.end).replace(/[^\n]/g, " ") +
+        body.slice(st.end);
+    }
+    const lifted = statements.map((st) => st.text.trim().replace(/;?$/, ";")).join(" ");
+    const prefix = `${lifted} export default async function (input: ${inputType}) {\n`;
+    return { text: prefix + body + "\n}", start: prefix.length };
+  }
   const [prefix, suffix] = form === "script"
     ? [`export default async function (input: ${inputType}) {\n`, "\n}"]
     // The `satisfies` gives an unannotated `input` its type instead of an implicit-any error.

@@ -257,6 +257,11 @@ export async function prepareWorkspace(
     if (!meta || meta.namespace !== host.namespace) {
       throw new CordonError("not_found", `There is no persisted workspace ${id}`);
     }
+    // Nothing of Cordon's makes a symlink there, but the directory lives on a host: check.
+    const link = await findSymlink(join(host.root, id));
+    if (link) {
+      throw bad(`"${link}" is a symlink; a workspace with one is not opened (it could lead out)`);
+    }
   } else {
     id = newId("ws");
     created = true;
@@ -343,6 +348,18 @@ async function writeMeta(
 ): Promise<void> {
   // Beside the directory, not in it: the script cannot rewrite who owns it.
   await Deno.writeTextFile(metaPath(root, id), JSON.stringify(meta));
+}
+
+/** The first symlink under `dir` (relative), if any. */
+async function findSymlink(dir: string, base = dir): Promise<string | undefined> {
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isSymlink) return relative(base, join(dir, e.name));
+    if (e.isDirectory) {
+      const found = await findSymlink(join(dir, e.name), base);
+      if (found) return found;
+    }
+  }
+  return undefined;
 }
 
 /** Removes a workspace and its record. */

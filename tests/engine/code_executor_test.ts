@@ -200,3 +200,20 @@ Deno.test("executeCode() blocks share a session, and an executionId keeps it acr
   });
   assert.match(other.output, /undefined/);
 });
+
+Deno.test("executeCode() returns the files its blocks wrote as outputFiles", async () => {
+  const { createRuntime } = await import("../../mod.ts");
+  await using rt = await createRuntime({ db: ":memory:", pool: { size: 1 }, typecheck: "off" });
+  const out = await rt.executeCode({
+    codeBlocks: [
+      { language: "ts", code: "await workspace.writeText('out/a.txt', 'A');" },
+      { language: "ts", code: "await workspace.writeText('out/b.txt', 'B'); return 'done'" },
+    ],
+    workspace: { outputs: { globs: ["out/*"], saveAs: { prefix: "exec/" } } },
+  });
+  assert.equal(out.exitCode, 0, out.output);
+  assert.deepEqual(out.outputFiles, [
+    { path: "out/a.txt", ref: "exec/out/a.txt@1" },
+    { path: "out/b.txt", ref: "exec/out/b.txt@1" },
+  ]);
+});

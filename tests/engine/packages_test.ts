@@ -201,3 +201,27 @@ Deno.test("node: built-ins pass the import check; the sandbox's permissions stil
     JSON.stringify(read).slice(0, 300),
   );
 });
+
+Deno.test("scripts that import allowed packages type-check as scripts (strict mode runs them)", async () => {
+  await using rt = await createRuntime({
+    db: ":memory:",
+    pool: { size: 0 },
+    packages: { ms: "2.1.3" },
+  });
+  const ok = await rt.execute({
+    code: 'import ms from "ms";\nconst hours: number = 2;\nreturn ms(`${hours}h`)',
+    typecheck: "strict",
+  });
+  assert.equal(ok.status, "completed", JSON.stringify(ok).slice(0, 400));
+  assert.deepEqual(ok.diagnostics, []);
+  const bad = await rt.execute({
+    code: 'import ms from "ms";\nconst n: number = "two";\nreturn ms("1s")',
+    typecheck: "strict",
+  });
+  assert.equal(bad.status, "error");
+  assert.equal(
+    (bad as { error: { code: string; location?: { line: number } } }).error.code,
+    "type_error",
+  );
+  assert.equal((bad as { error: { location?: { line: number } } }).error.location?.line, 2);
+});

@@ -180,6 +180,15 @@ Deno.test("workspace: persisted, bootstrapped once, reused by id and by workspac
   assert.equal(code(foreign), "not_found");
   const dir = join(tmpdir(), "cordon", "workspaces", ws.id);
   assert.equal(await exists(dir), true, "a persisted workspace stays");
+  // A symlink planted in a kept workspace (from the host) stops it from being opened.
+  await Deno.symlink("/etc/passwd", join(dir, "planted"));
+  const planted = await rt.execute({
+    code: "return await workspace.readText('planted')",
+    workspace: { id: ws.id },
+  });
+  assert.equal(code(planted), "invalid_request");
+  assert.match((planted as { error: { message: string } }).error.message, /symlink/);
+  await Deno.remove(join(dir, "planted"));
   const temp = await rt.execute({ code: "return workspace.dir", workspace: {} });
   assert.equal(
     await exists(ok(temp) as string),
@@ -228,4 +237,37 @@ Deno.test("globToRegExp: ** crosses directories, * and ? stay within a name", ()
   assert.ok(!globToRegExp("*.csv").test("x/a.csv"));
   assert.ok(globToRegExp("f?.txt").test("f1.txt"));
   assert.ok(!globToRegExp("f?.txt").test("f12.txt"));
+});
+
+Deno.test("workspace: a session's executions share its workspace, removed when it ends", async () => {
+  await using rt = await open();
+  const first = await rt.execute({
+    session: true,
+    code: "await workspace.writeText('notes.txt', 'one'); let count = 1; return workspace.dir",
+    workspace: { files: { "seed.txt": "seed" } },
+  });
+  const dir = ok(first) as string;
+  const sessionId = first.meta.sessionId!;
+  const second = await rt.execute({
+    sessionId,
+    code: `count++; await workspace.writeText("out/n.txt", String(count));
+      return [await workspace.readText("notes.txt"), await workspace.readText("seed.txt"), count]`,
+    workspace: { outputs: { globs: ["out/*"] } },
+  });
+  assert.deepEqual(ok(second), ["one", "seed", 2]);
+  assert.deepEqual(
+    (second as { workspace?: { outputs: { path: string }[] } }).workspace!.outputs.map((o) =>
+      o.path
+    ),
+    ["out/n.txt"],
+  );
+  assert.equal(await exists(dir), true, "kept while the session lives");
+  const refused = await rt.execute({
+    sessionId,
+    code: "return 1",
+    workspace: { files: { "x": "y" } },
+  });
+  assert.equal(code(refused), "invalid_request");
+  assert.equal(await rt.closeSession(sessionId), true);
+  assert.equal(await exists(dir), false, "removed with the session");
 });

@@ -34,10 +34,15 @@ export interface BuiltDeclarations {
  * assert.ok(/^[0-9a-f]{64}$/.test(declarationHash));
  * ```
  */
-export function buildDeclarations(connectors: readonly ConnectorInfo[]): BuiltDeclarations {
+export function buildDeclarations(
+  connectors: readonly ConnectorInfo[],
+  extra = "",
+): BuiltDeclarations {
   // Code-unit order, not localeCompare: the hash must not depend on the locale.
   const sorted = [...connectors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const declarations = [CODEMODE_DECLARATION, ...sorted.map(declareConnector)].join("\n");
+  const parts = [CODEMODE_DECLARATION, ...sorted.map(declareConnector)];
+  if (extra) parts.push(extra);
+  const declarations = parts.join("\n");
   const declarationHash = createHash("sha256").update(declarations).digest("hex");
   return { declarations, declarationHash };
 }

@@ -175,4 +175,20 @@ declare const codemode: {
    */
   readRecovery(options: { recoveryRef: string; cursor?: string; limit?: number }): Promise<CodemodeRecoveryPage>;
 };
+/**
+ * The execution's workspace: the one directory it may read and write. Present only when the
+ * execution was given a workspace (undefined otherwise). Paths are relative to it.
+ */
+declare const workspace: {
+  readonly dir: string;
+  /** The absolute path of a relative one; refuses paths that leave the workspace. */
+  path(rel?: string): string;
+  readText(rel: string): Promise<string>;
+  /** Writes a file, making its directories. */
+  writeText(rel: string, text: string): Promise<void>;
+  readBytes(rel: string): Promise<Uint8Array>;
+  writeBytes(rel: string, bytes: Uint8Array): Promise<void>;
+  /** Names in a directory, sorted; directories end with "/". */
+  list(rel?: string): Promise<string[]>;
+};
 `;
