@@ -22,13 +22,12 @@ import { Pass, type PassEvent } from "./pass.ts";
 import type { PlatformHost } from "./platform.ts";
 import { type PreparedSource, prepareSource } from "./source.ts";
 import type { EventHub, ExecutionEvent } from "./events.ts";
-import { endSessionRun, type SessionUse, takeSession } from "./session_runs.ts";
+import { admit } from "./admission.ts";
+import { endSessionRun, type SessionUse } from "./session_runs.ts";
 import type { SessionManager } from "./sessions.ts";
 import { sessionSource } from "./session_source.ts";
 import {
-  checkWorkspaceRequest,
   collectOutputs,
-  prepareWorkspace,
   removeWorkspace,
   type Workspace,
   type WorkspaceHost,
@@ -187,57 +186,7 @@ export class Engine {
       limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
       policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
       namespace = checkNamespace(request.namespace);
-      const held = request.sessionId === undefined
-        ? undefined
-        : this.parts.sessions?.peek(String(request.sessionId));
-      if (request.workspace !== undefined && !held) {
-        if (!this.parts.workspaces) {
-          throw new CordonError("not_supported", "This runtime has no workspaces");
-        }
-        const wanted = checkWorkspaceRequest(request.workspace);
-        if (request.sessionId !== undefined) {
-          throw new CordonError(
-            "invalid_request",
-            "A session's workspace is given when the session starts (session: true)",
-          );
-        }
-        workspace = await prepareWorkspace(wanted, { ...this.parts.workspaces, namespace });
-      } else if (held?.workspace) {
-        // A session's executions share its workspace; this one may say what to collect.
-        const asked = request.workspace === undefined
-          ? undefined
-          : checkWorkspaceRequest(request.workspace);
-        if (asked && Object.keys(asked).some((k) => k !== "outputs")) {
-          throw new CordonError(
-            "invalid_request",
-            "In a session, an execution's workspace may only name outputs; files are staged when the session starts",
-          );
-        }
-        const outputs = asked?.outputs;
-        workspace = { ...held.workspace, outputs, persist: true };
-      } else if (request.workspace !== undefined) {
-        throw new CordonError("invalid_request", "This session was started without a workspace");
-      }
-      if (workspace) policy = { ...policy, workspaceDir: workspace.dir };
-      try {
-        session = await takeSession(
-          this.parts.sessions,
-          request,
-          namespace,
-          this.parts.declarationHash,
-          policyKey(policy),
-        );
-      } catch (err) {
-        if (workspace && !held && this.parts.workspaces) {
-          await removeWorkspace(this.parts.workspaces.root, workspace.id);
-        }
-        throw err;
-      }
-      if (session?.status === "created" && workspace) {
-        // The session keeps it until it ends (then it goes, unless it was asked to persist).
-        session.live.workspace = workspace;
-        workspace = { ...workspace, persist: true };
-      }
+      ({ session, workspace, policy } = await admit(this.parts, request, namespace, policy));
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }

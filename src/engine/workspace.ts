@@ -13,112 +13,18 @@
  *
  * @module
  */
-import { join, normalize, relative, resolve } from "node:path";
+import { join, normalize, relative } from "node:path";
 import { CordonError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { ArtifactContent, ArtifactInfo, SaveArtifactOptions } from "./artifacts_api.ts";
+import {
+  type Workspace,
+  WORKSPACE_DEFAULTS,
+  type WorkspaceHost,
+  type WorkspaceRequest,
+} from "./workspace_types.ts";
 
-/** Output collection. */
-export interface WorkspaceOutputs {
-  /** Globs relative to the workspace (`**` crosses directories): `out/**`, `*.csv`. */
-  globs: string[];
-  /** At most this many files (default 100). */
-  maxFiles?: number;
-  /** Files larger than this are skipped (default 10 MiB). */
-  maxFileBytes?: number;
-  /** Collection stops past this total (default 50 MiB). */
-  maxTotalBytes?: number;
-  /** Save each collected file as an artifact named `<prefix><path>` (a new version if it exists). */
-  saveAs?: { prefix: string };
-}
-
-/** What an execution asks of its workspace. */
-export interface WorkspaceRequest {
-  /** Files written before the run: path → text, or `{ base64 }` for bytes. */
-  files?: Record<string, string | { base64: string }>;
-  /** Files copied in before the run: path → `artifact://name[@version]` or `workspace://<id>/<path>`. */
-  inputs?: Record<string, string>;
-  /**
-   * Host directories copied in (library callers only; the HTTP API does not offer it):
-   * `{ from: "/host/dir", to: "data" }`. Symlinks in them are refused.
-   */
-  stage?: { from: string; to: string }[];
-  /**
-   * Files written only when they changed since the last bootstrap of this workspace
-   * (fingerprinted): setup that is cheap to repeat on a persisted workspace.
-   */
-  bootstrap?: Record<string, string>;
-  /** What to collect after the run. */
-  outputs?: WorkspaceOutputs;
-  /** Keep the directory after the run; its id comes back to reuse it. */
-  persist?: boolean;
-  /** Reuse a persisted workspace of the same namespace. */
-  id?: string;
-  /** The most the directory may hold while the run goes on (default 100 MiB). */
-  quotaBytes?: number;
-}
-
-/** One collected output. */
-export interface WorkspaceOutput {
-  /** Its path in the workspace. */
-  path: string;
-  /** Its size in bytes. */
-  size: number;
-  /** The artifact it was saved as (`name@version`), with `saveAs`. */
-  ref?: string;
-}
-
-/** What the result says about the workspace. */
-export interface WorkspaceReport {
-  /** The workspace's id (`ws_…`). */
-  id: string;
-  /** Kept after the run (reuse it with `workspace: { id }`). */
-  persisted: boolean;
-  /** The files collected, by path. */
-  outputs: WorkspaceOutput[];
-  /** Which bound stopped collection: `maxFiles`, `maxFileBytes`, `maxTotalBytes`. */
-  limitsHit: string[];
-  /** The bootstrap was written (false: unchanged since the last one, skipped). */
-  bootstrapped?: boolean;
-}
-
-/** Workspace defaults, each with its reason. */
-export const WORKSPACE_DEFAULTS: Readonly<{
-  maxFiles: number;
-  maxFileBytes: number;
-  maxTotalBytes: number;
-  quotaBytes: number;
-  maxInlineBytes: number;
-}> = Object.freeze({
-  // Outputs are what a model reads back: a hundred files is already a lot of context.
-  maxFiles: 100,
-  maxFileBytes: 10 * 1024 * 1024,
-  maxTotalBytes: 50 * 1024 * 1024,
-  // Enough for real data work; a run that writes more is stopped.
-  quotaBytes: 100 * 1024 * 1024,
-  // Inline files travel in the request: a few MiB in all.
-  maxInlineBytes: 8 * 1024 * 1024,
-});
-
-/** What staging needs from the runtime. */
-export interface WorkspaceHost {
-  /** Where workspaces live (a Cordon-owned directory). */
-  root: string;
-  namespace: string;
-  artifact(ref: string, options: { namespace: string }): Promise<ArtifactContent | undefined>;
-  saveArtifact(options: SaveArtifactOptions): Promise<ArtifactInfo>;
-}
-
-/** A prepared workspace. */
-export interface Workspace {
-  id: string;
-  /** Its real path (what the child's flags name). */
-  dir: string;
-  persist: boolean;
-  quotaBytes: number;
-  outputs?: WorkspaceOutputs;
-  bootstrapped?: boolean;
-}
+export * from "./workspace_types.ts";
+export { collectOutputs, globToRegExp, workspaceBytes } from "./workspace_outputs.ts";
 
 const ID = /^ws_[0-9a-f]{32}$/;
 
@@ -366,90 +272,4 @@ async function findSymlink(dir: string, base = dir): Promise<string | undefined>
 export async function removeWorkspace(root: string, id: string): Promise<void> {
   await Deno.remove(join(root, id), { recursive: true }).catch(() => {});
   await Deno.remove(metaPath(root, id)).catch(() => {});
-}
-
-/** A glob (`**` any depth, `*` within a name, `?` one character) as a regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*" && glob[i + 1] === "*") {
-      i++;
-      if (glob[i + 1] === "/") {
-        i++;
-        re += "(?:.*/)?";
-      } else re += ".*";
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
-
-/** Files under `dir` (relative paths), never following symlinks. */
-async function* walk(dir: string, base = dir): AsyncGenerator<{ path: string; size: number }> {
-  const files: string[] = [];
-  const dirs: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    if (e.isSymlink) continue;
-    if (e.isDirectory) dirs.push(join(dir, e.name));
-    else if (e.isFile) files.push(join(dir, e.name));
-  }
-  // Sizes side by side: a directory of a hundred outputs is one round of stats, not a hundred.
-  const sizes = await Promise.all(files.map((f) => Deno.lstat(f).then((i) => i.size)));
-  for (let i = 0; i < files.length; i++) yield { path: relative(base, files[i]), size: sizes[i] };
-  for (const d of dirs) yield* walk(d, base);
-}
-
-/** Bytes the workspace holds now. */
-export async function workspaceBytes(dir: string): Promise<number> {
-  let total = 0;
-  for await (const f of walk(dir)) total += f.size;
-  return total;
-}
-
-/** Collects outputs by glob, bounded; saves them as artifacts when asked. */
-export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
-  const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
-  if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
-  const spec = ws.outputs;
-  if (!spec) return report;
-  const patterns = spec.globs.map(globToRegExp);
-  const maxFiles = spec.maxFiles ?? WORKSPACE_DEFAULTS.maxFiles;
-  const maxFileBytes = spec.maxFileBytes ?? WORKSPACE_DEFAULTS.maxFileBytes;
-  const maxTotal = spec.maxTotalBytes ?? WORKSPACE_DEFAULTS.maxTotalBytes;
-  const hit = new Set<string>();
-  const found: { path: string; size: number }[] = [];
-  for await (const f of walk(ws.dir)) {
-    if (patterns.some((p) => p.test(f.path))) found.push(f);
-  }
-  found.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
-  let total = 0;
-  for (const f of found) {
-    if (report.outputs.length >= maxFiles) {
-      hit.add("maxFiles");
-      break;
-    }
-    if (f.size > maxFileBytes) {
-      hit.add("maxFileBytes");
-      continue;
-    }
-    if (total + f.size > maxTotal) {
-      hit.add("maxTotalBytes");
-      break;
-    }
-    total += f.size;
-    const out: WorkspaceOutput = { path: f.path, size: f.size };
-    if (spec.saveAs) {
-      const info = await host.saveArtifact({
-        name: `${spec.saveAs.prefix}${f.path}`,
-        data: await Deno.readFile(resolve(ws.dir, f.path)),
-        namespace: host.namespace,
-      });
-      out.ref = info.ref;
-    }
-    report.outputs.push(out);
-  }
-  report.limitsHit = [...hit];
-  return report;
 }

@@ -90,6 +90,19 @@ export const configSchema = z.object({
   packages: z.record(z.string(), z.string()).optional()
     .describe("npm packages scripts may import, name to exact version"),
   typecheck: z.enum(["off", "warn", "strict"]).optional(),
+  sessions: z.object({
+    idleTtlMs: z.number().int().positive().optional(),
+    maxSessions: z.number().int().positive().optional(),
+    journalEntries: z.number().int().positive().optional(),
+    maxJournalCodeChars: z.number().int().positive().optional(),
+    retainMs: z.number().int().positive().optional(),
+  }).strict().optional(),
+  logs: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
+  artifacts: z.object({ maxBytes: z.number().int().positive().optional() }).strict().optional(),
+  redact: z.object({
+    values: z.array(z.string()).optional()
+      .describe("Secret values to remove from logs and journals (MCP headers, API keys, …)"),
+  }).strict().optional(),
   network: z.object({
     allowPrivateNetwork: z.boolean().optional()
       .describe("Let executions' allowed hosts be private addresses (development only)"),

@@ -91,6 +91,17 @@ async function connectorsOf(config: ServiceConfig): Promise<Connector[]> {
   return out;
 }
 
+/** Secret values in the config: MCP headers and env, OpenAPI headers. */
+function configSecrets(config: ServiceConfig): string[] {
+  const out: string[] = [];
+  for (const m of config.mcpServers ?? []) {
+    if ("headers" in m && m.headers) out.push(...Object.values(m.headers));
+    if ("env" in m && m.env) out.push(...Object.values(m.env));
+  }
+  for (const o of config.openapi ?? []) out.push(...Object.values(o.headers ?? {}));
+  return out;
+}
+
 /** The runtime options a config means. */
 export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOptions> {
   const { db, dataDir } = databaseOf(config);
@@ -107,6 +118,11 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.pool ? { pool: config.pool } : {}),
     ...(config.typecheck ? { typecheck: config.typecheck } : {}),
     ...(config.packages ? { packages: config.packages } : {}),
+    ...(config.sessions ? { sessions: config.sessions } : {}),
+    ...(config.logs ? { logs: config.logs } : {}),
+    ...(config.artifacts ? { artifacts: config.artifacts } : {}),
+    // Host-side secrets the config holds are redacted from logs without being listed again.
+    redact: { values: [...(config.redact?.values ?? []), ...configSecrets(config)] },
     sandbox: { allowPrivateNetwork: config.network?.allowPrivateNetwork ?? false },
     builtins,
   };

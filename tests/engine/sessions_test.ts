@@ -265,3 +265,18 @@ Deno.test("a paused session execution whose sandbox was released cannot be repla
   assert.equal(code(await rt.execute({ sessionId: s, code: "return seen" })), "session_not_found");
   assert.equal((await rt.execution(paused.executionId))?.status, "error");
 });
+
+Deno.test("the recovery journal keeps code and messages redacted", async () => {
+  await using rt = await open();
+  const first = await rt.execute({
+    session: true,
+    code: `const mail = "ann@example.com"; const key = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+      throw new Error("failed for " + mail);`,
+  });
+  assert.equal(first.status, "error");
+  const page = await rt.readRecovery({ recoveryRef: first.meta.recoveryRef! });
+  const entry = page.entries[0];
+  assert.doesNotMatch(entry.code, /ann@example\.com|ghp_abcdef/);
+  assert.match(entry.code, /\[redacted:email\]/);
+  assert.doesNotMatch(entry.error?.message ?? "", /ann@example\.com/);
+});

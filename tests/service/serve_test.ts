@@ -197,7 +197,17 @@ Deno.test("a JSON config adds limits, pool and builtins; a TypeScript one adds c
         limits: { timeoutMs: 5_000 },
         pool: { size: 3 },
         builtins: { state: false, http: { allow: ["api.example.com"] } },
-        mcpServers: [{ name: "fs", command: "node", args: ["server.js"], cwd: "sub" }],
+        mcpServers: [{
+          name: "fs",
+          command: "node",
+          args: ["server.js"],
+          cwd: "sub",
+          env: { TOKEN: "mcp-secret-value" },
+        }],
+        sessions: { idleTtlMs: 60_000 },
+        logs: { retainMs: 3_600_000 },
+        artifacts: { maxBytes: 1_000_000 },
+        redact: { values: ["operator-secret"] },
       }),
     );
     const config = await loadConfigFile(path);
@@ -207,6 +217,10 @@ Deno.test("a JSON config adds limits, pool and builtins; a TypeScript one adds c
     assert.equal(options.builtins?.state, undefined);
     assert.deepEqual(options.builtins?.http, { allow: ["api.example.com"] });
     assert.equal(options.connectors?.[0].name, "fs");
+    assert.equal(options.sessions?.idleTtlMs, 60_000);
+    assert.equal(options.logs?.retainMs, 3_600_000);
+    assert.equal(options.artifacts?.maxBytes, 1_000_000);
+    assert.deepEqual(options.redact?.values, ["operator-secret", "mcp-secret-value"]);
     const ts = await loadConfigFile(FIXTURE_CONFIG);
     assert.deepEqual(ts.connectors?.map((c) => c.name), ["math", "mail", "client"]);
   } finally {

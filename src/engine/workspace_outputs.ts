@@ -1,0 +1,101 @@
+/**
+ * Workspace outputs: files matched by glob after a run, bounded, optionally
+ * saved as artifacts; and the byte count the quota watcher reads. Nothing
+ * here follows a symlink.
+ *
+ * @module
+ */
+import { join, relative, resolve } from "node:path";
+import type {
+  Workspace,
+  WorkspaceHost,
+  WorkspaceOutput,
+  WorkspaceReport,
+} from "./workspace_types.ts";
+import { WORKSPACE_DEFAULTS } from "./workspace_types.ts";
+
+/** A glob (`**` any depth, `*` within a name, `?` one character) as a regular expression. */
+export function globToRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      i++;
+      if (glob[i + 1] === "/") {
+        i++;
+        re += "(?:.*/)?";
+      } else re += ".*";
+    } else if (c === "*") re += "[^/]*";
+    else if (c === "?") re += "[^/]";
+    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Files under `dir` (relative paths), never following symlinks. */
+async function* walk(dir: string, base = dir): AsyncGenerator<{ path: string; size: number }> {
+  const files: string[] = [];
+  const dirs: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isSymlink) continue;
+    if (e.isDirectory) dirs.push(join(dir, e.name));
+    else if (e.isFile) files.push(join(dir, e.name));
+  }
+  // Sizes side by side: a directory of a hundred outputs is one round of stats, not a hundred.
+  const sizes = await Promise.all(files.map((f) => Deno.lstat(f).then((i) => i.size)));
+  for (let i = 0; i < files.length; i++) yield { path: relative(base, files[i]), size: sizes[i] };
+  for (const d of dirs) yield* walk(d, base);
+}
+
+/** Bytes the workspace holds now. */
+export async function workspaceBytes(dir: string): Promise<number> {
+  let total = 0;
+  for await (const f of walk(dir)) total += f.size;
+  return total;
+}
+
+/** Collects outputs by glob, bounded; saves them as artifacts when asked. */
+export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
+  const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
+  if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
+  const spec = ws.outputs;
+  if (!spec) return report;
+  const patterns = spec.globs.map(globToRegExp);
+  const maxFiles = spec.maxFiles ?? WORKSPACE_DEFAULTS.maxFiles;
+  const maxFileBytes = spec.maxFileBytes ?? WORKSPACE_DEFAULTS.maxFileBytes;
+  const maxTotal = spec.maxTotalBytes ?? WORKSPACE_DEFAULTS.maxTotalBytes;
+  const hit = new Set<string>();
+  const found: { path: string; size: number }[] = [];
+  for await (const f of walk(ws.dir)) {
+    if (patterns.some((p) => p.test(f.path))) found.push(f);
+  }
+  found.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  let total = 0;
+  for (const f of found) {
+    if (report.outputs.length >= maxFiles) {
+      hit.add("maxFiles");
+      break;
+    }
+    if (f.size > maxFileBytes) {
+      hit.add("maxFileBytes");
+      continue;
+    }
+    if (total + f.size > maxTotal) {
+      hit.add("maxTotalBytes");
+      break;
+    }
+    total += f.size;
+    const out: WorkspaceOutput = { path: f.path, size: f.size };
+    if (spec.saveAs) {
+      const info = await host.saveArtifact({
+        name: `${spec.saveAs.prefix}${f.path}`,
+        data: await Deno.readFile(resolve(ws.dir, f.path)),
+        namespace: host.namespace,
+      });
+      out.ref = info.ref;
+    }
+    report.outputs.push(out);
+  }
+  report.limitsHit = [...hit];
+  return report;
+}
