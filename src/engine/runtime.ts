@@ -167,7 +167,15 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   );
   const checker = new Checker();
   if (typecheck !== "off") checker.warm(catalogue.declarations, catalogue.declarationHash);
-  const snippets = new Snippets(snippetStore, executions, calls, registry, catalogue, checker);
+  const snippets = new Snippets(
+    snippetStore,
+    executions,
+    calls,
+    registry,
+    catalogue,
+    checker,
+    (code) => packages.prepare(code),
+  );
   const sessionStore = new SessionStore(db);
   const sessions = new SessionManager(sessionStore, newId("node"), {
     ...DEFAULT_SESSIONS,

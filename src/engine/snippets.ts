@@ -19,7 +19,7 @@ import type { ExecutionStore } from "../store/executions.ts";
 import type { SnippetRow, SnippetStore } from "../store/snippets.ts";
 import type { Catalogue } from "./catalogue.ts";
 import type { Checker } from "./checker.ts";
-import { prepareSource } from "./source.ts";
+import { type PreparedSource, prepareSource } from "./source.ts";
 import { formOf, type TypeDiagnostic } from "./typecheck.ts";
 import { checkNamespace } from "./namespace.ts";
 
@@ -122,6 +122,9 @@ export class Snippets {
     private readonly registry: ConnectorRegistry,
     private readonly catalogue: Catalogue,
     private readonly checker: Checker,
+    /** Prepares code for the guest (the runtime's, which resolves allowed packages). */
+    private readonly prepareCode: (code: string) => PreparedSource | Promise<PreparedSource> =
+      prepareSource,
   ) {}
 
   async save(name: string, options: SaveSnippetOptions): Promise<SnippetInfo> {
@@ -285,7 +288,7 @@ export class Snippets {
     namespace: string,
   ): Promise<SnippetModule & { version: number }> {
     const { row, input: value } = await this.prepare(name, version, input, namespace);
-    const source = prepareSource(row.code);
+    const source = await this.prepareCode(row.code);
     return {
       version: row.version,
       module: source.module,

@@ -225,3 +225,23 @@ Deno.test("scripts that import allowed packages type-check as scripts (strict mo
   );
   assert.equal((bad as { error: { location?: { line: number } } }).error.location?.line, 2);
 });
+
+Deno.test("a snippet that imports an allowed package runs through codemode.run", async () => {
+  await using rt = await createRuntime({
+    db: ":memory:",
+    pool: { size: 0 },
+    typecheck: "off",
+    packages: { ms: "2.1.3" },
+  });
+  const saved = await rt.execute({
+    code: 'import ms from "ms";\nreturn ms(input.span)',
+    input: { span: "1m" },
+  });
+  assert.equal((saved as { result: unknown }).result, 60_000);
+  await rt.saveSnippet("span", {
+    executionId: saved.executionId,
+    description: "Milliseconds of a span",
+  });
+  const r = await rt.execute({ code: 'return await codemode.run("span", { span: "2s" })' });
+  assert.equal((r as { result: unknown }).result, 2_000, JSON.stringify(r).slice(0, 300));
+});
