@@ -28,7 +28,7 @@ import { SnippetStore } from "../store/snippets.ts";
 import { SessionStore } from "../store/sessions.ts";
 import { DEFAULT_SESSIONS, SessionManager } from "./sessions.ts";
 import { readRecoveryPage, sessionsApi } from "./sessions_api.ts";
-import { removeWorkspace } from "./workspace.ts";
+import { DEFAULT_WORKSPACE_RETAIN_MS, removeWorkspace, sweepWorkspaces } from "./workspace.ts";
 import { artifactMaxBytes, artifactsApi } from "./artifacts_api.ts";
 import { Catalogue } from "./catalogue.ts";
 import { executeChecked } from "./checked.ts";
@@ -88,6 +88,10 @@ async function closeConnectors(connectors: readonly Connector[]): Promise<void> 
  * ```
  */
 export async function createRuntime(options: RuntimeOptions = {}): Promise<Runtime> {
+  const workspaceRetainMs = options.workspaces?.retainMs ?? DEFAULT_WORKSPACE_RETAIN_MS;
+  if (!(workspaceRetainMs > 0)) {
+    throw new CordonError("invalid_request", "workspaces.retainMs must be a positive number of ms");
+  }
   const typecheck = options.typecheck ?? "warn";
   if (!TYPECHECK_MODES.includes(typecheck)) {
     throw new CordonError("invalid_request", `Unknown typecheck mode "${typecheck}"`);
@@ -229,6 +233,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const expiry = setInterval(() => {
     control.expirePaused(engine, { maxAgeMs: durability.expireAfterMs }).catch(() => {});
     pruneLogs(engine.parts.logs, { olderThanMs: logRetain }).catch(() => {});
+    sweepWorkspaces(workspaceRoot, workspaceRetainMs).catch(() => {});
   }, durability.expireEveryMs);
 
   const closed = () => {

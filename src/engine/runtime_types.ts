@@ -137,6 +137,8 @@ export interface RuntimeOptions {
   redact?: RedactOptions;
   /** Console log retention. */
   logs?: LogOptions;
+  /** Workspaces: how long a kept one may sit unused before it is removed (default 7 days). */
+  workspaces?: { retainMs?: number };
   /** Sessions: idle TTL, how many at once, and how much recovery history to keep. */
   sessions?: Partial<SessionSettings>;
   /** Artifacts: versioned files in the database; `maxBytes` caps one version (default 32 MiB). */

@@ -168,6 +168,9 @@ export async function prepareWorkspace(
     if (link) {
       throw bad(`"${link}" is a symlink; a workspace with one is not opened (it could lead out)`);
     }
+    // Its record's time is its last use: the sweep keeps what is used.
+    const now = new Date();
+    await Deno.utime(metaPath(host.root, id), now, now).catch(() => {});
   } else {
     id = newId("ws");
     created = true;
@@ -266,6 +269,31 @@ async function findSymlink(dir: string, base = dir): Promise<string | undefined>
     }
   }
   return undefined;
+}
+
+/**
+ * Removes workspaces last used more than `olderThanMs` ago (persisted ones nobody came back to,
+ * and any a crashed process left); returns their ids.
+ */
+export async function sweepWorkspaces(root: string, olderThanMs: number): Promise<string[]> {
+  const before = Date.now() - olderThanMs;
+  const gone: string[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(root));
+  } catch {
+    return gone;
+  }
+  for (const e of entries) {
+    const id = e.name.replace(/\.json$/, "");
+    if (!e.isFile || id === e.name || !ID.test(id)) continue;
+    const used = (await Deno.stat(join(root, e.name)).catch(() => undefined))?.mtime?.getTime();
+    if (used !== undefined && used < before) {
+      await removeWorkspace(root, id);
+      gone.push(id);
+    }
+  }
+  return gone;
 }
 
 /** Removes a workspace and its record. */

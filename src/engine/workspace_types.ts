@@ -88,6 +88,9 @@ export const WORKSPACE_DEFAULTS: Readonly<{
   maxInlineBytes: 8 * 1024 * 1024,
 });
 
+/** Kept workspaces unused this long are removed (a week to come back to one; then it goes). */
+export const DEFAULT_WORKSPACE_RETAIN_MS = 7 * 24 * 60 * 60_000;
+
 /** What staging needs from the runtime. */
 export interface WorkspaceHost {
   /** Where workspaces live (a Cordon-owned directory). */

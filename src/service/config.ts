@@ -98,6 +98,7 @@ export const configSchema = z.object({
     retainMs: z.number().int().positive().optional(),
   }).strict().optional(),
   logs: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
+  workspaces: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
   artifacts: z.object({ maxBytes: z.number().int().positive().optional() }).strict().optional(),
   redact: z.object({
     values: z.array(z.string()).optional()

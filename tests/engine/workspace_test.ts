@@ -271,3 +271,29 @@ Deno.test("workspace: a session's executions share its workspace, removed when i
   assert.equal(await rt.closeSession(sessionId), true);
   assert.equal(await exists(dir), false, "removed with the session");
 });
+
+Deno.test("sweepWorkspaces() removes kept workspaces unused past retention, and keeps the rest", async () => {
+  const { prepareWorkspace, sweepWorkspaces } = await import("../../src/engine/workspace.ts");
+  const root = await Deno.makeTempDir();
+  try {
+    const host = {
+      root,
+      namespace: "default",
+      artifact: () => Promise.resolve(undefined),
+      saveArtifact: () => Promise.reject(new Error("unused")),
+    };
+    const old = await prepareWorkspace({ persist: true, files: { "a": "1" } }, host);
+    const fresh = await prepareWorkspace({ persist: true, files: { "b": "2" } }, host);
+    const longAgo = new Date(Date.now() - 10 * 24 * 60 * 60_000);
+    await Deno.utime(join(root, `${old.id}.json`), longAgo, longAgo);
+    assert.deepEqual(await sweepWorkspaces(root, 7 * 24 * 60 * 60_000), [old.id]);
+    assert.equal(await exists(old.dir), false);
+    assert.equal(await exists(fresh.dir), true);
+    // Opening a kept workspace counts as using it.
+    await Deno.utime(join(root, `${fresh.id}.json`), longAgo, longAgo);
+    await prepareWorkspace({ id: fresh.id }, host);
+    assert.deepEqual(await sweepWorkspaces(root, 7 * 24 * 60 * 60_000), []);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
