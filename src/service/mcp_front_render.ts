@@ -67,6 +67,7 @@ export function executeText(out: ExecuteResult): string {
       lines.push(`[${d.severity}] ${d.code}: ${d.message}${at}`);
     }
   }
+  if (out.meta.sessionId) lines.push("", `Session: ${out.meta.sessionId} (pass it as sessionId)`);
   return lines.join("\n");
 }
 
@@ -78,6 +79,7 @@ export function executeToolResult(out: ExecuteResult): CallToolResult {
     logs: out.logs,
     calls: out.calls,
     diagnostics: out.diagnostics,
+    ...(out.meta.sessionId ? { sessionId: out.meta.sessionId } : {}),
   };
   const data = out.status === "completed"
     ? { ...base, result: out.result }

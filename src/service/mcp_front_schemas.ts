@@ -19,6 +19,12 @@ export const EXECUTE_INPUT = z.object({
   timeoutMs: z.number().int().positive().optional().describe(
     "Wall-clock limit for this run (ms), up to the server's maximum",
   ),
+  session: z.boolean().optional().describe(
+    "true: keep this sandbox's variables for later runs; the answer gives its sessionId",
+  ),
+  sessionId: z.string().max(200).optional().describe(
+    "Run in an earlier session: its top-level variables, functions and classes are still there",
+  ),
 });
 
 /** The `execute` tool's arguments. */
@@ -97,4 +103,5 @@ export const EXECUTE_OUTPUT = z.looseObject({
   logs: z.array(LOG_ENTRY),
   calls: z.array(CALL_RECORD),
   diagnostics: z.array(DIAGNOSTIC),
+  sessionId: z.string().optional().describe("The session this run used (pass it back to reuse it)"),
 });

@@ -85,10 +85,12 @@ export async function createMcpFront(
     outputSchema: EXECUTE_OUTPUT,
     // The code may call any tool, including ones that write or reach the world.
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-  }, async ({ code, input, timeoutMs }: ExecuteArgs) => {
+  }, async ({ code, input, timeoutMs, session, sessionId }: ExecuteArgs) => {
     const request: ExecuteRequest = { code, ...inNamespace };
     if (input !== undefined) request.input = input;
     if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
+    if (session !== undefined) request.session = session;
+    if (sessionId !== undefined) request.sessionId = sessionId;
     try {
       return executeToolResult(await runtime.execute(request));
     } catch (err) {

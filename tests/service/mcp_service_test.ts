@@ -117,3 +117,26 @@ Deno.test("deno task mcp: a desktop client over stdio runs code and meets a gate
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("/mcp: execute keeps a session's variables between calls", async () => {
+  await using t = await openService();
+  const client = new Client({ name: "cordon-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${t.service.url}/mcp`)));
+  try {
+    await client.listTools();
+    const first = await call(client, "execute", {
+      code: "let total = 40; return total",
+      session: true,
+    });
+    const sessionId = first.data?.sessionId as string;
+    assert.match(sessionId, /^ses_/);
+    assert.match(first.text, /Session: ses_/);
+    const second = await call(client, "execute", { code: "total += 2; return total", sessionId });
+    assert.equal(second.data?.result, 42, second.text);
+    const gone = await call(client, "execute", { code: "return 1", sessionId: "ses_nope" });
+    assert.equal(gone.isError, true);
+    assert.match(gone.text, /session_not_found/);
+  } finally {
+    await client.close();
+  }
+});
