@@ -48,4 +48,9 @@ export class Semaphore {
   get waiting(): number {
     return this.#waiters.length;
   }
+
+  /** Permits free now. */
+  get available(): number {
+    return this.#available;
+  }
 }

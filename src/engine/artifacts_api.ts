@@ -16,7 +16,8 @@ import {
 } from "./artifact_ref.ts";
 import { checkMimeType, mimeTypeOf, OCTET_STREAM, PLAIN_TEXT } from "./artifact_mime.ts";
 import type { InNamespace } from "./discovery_api.ts";
-import { MAX_PAGE } from "./executions_api.ts";
+import { sha256Hex } from "../hash.ts";
+import { pageLimit } from "./paging.ts";
 import { checkNamespace } from "./namespace.ts";
 import type { Runtime } from "./runtime_types.ts";
 
@@ -30,7 +31,6 @@ export const DEFAULT_ARTIFACT_MAX_BYTES = 32 * 1024 * 1024;
 /** The most `maxBytes` may be: SQLite's default limit on one value (`SQLITE_MAX_LENGTH`). */
 export const MAX_ARTIFACT_MAX_BYTES = 1_000_000_000;
 /** A page of artifacts holds this many unless asked otherwise. */
-const DEFAULT_ARTIFACT_PAGE = 50;
 /** An execution id is short; anything longer is not one. */
 const MAX_SOURCE_ID_CHARS = 200;
 
@@ -140,22 +140,6 @@ export function toArtifactInfo(r: ArtifactRow): ArtifactInfo {
   return info;
 }
 
-async function sha256Hex(data: Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function pageLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_ARTIFACT_PAGE;
-  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_PAGE) {
-    throw new CordonError(
-      "invalid_request",
-      `An artifacts limit must be a whole number from 1 to ${MAX_PAGE}; got ${String(limit)}`,
-    );
-  }
-  return limit as number;
-}
-
 /** A cursor is the last name of the page before, opaque to callers. */
 function afterName(cursor: unknown): string | undefined {
   if (cursor === undefined) return undefined;
@@ -227,7 +211,7 @@ export function artifactsApi(
     async artifacts(o = {}) {
       assertOpen();
       const namespace = checkNamespace(o.namespace);
-      const limit = pageLimit(o.limit);
+      const limit = pageLimit(o.limit, "An artifacts");
       const prefix = o.prefix ?? "";
       if (typeof prefix !== "string" || prefix.length > MAX_ARTIFACT_NAME_CHARS) {
         throw new CordonError(

@@ -79,6 +79,8 @@ export interface EngineParts {
   events: EventHub;
   /** Prepares code that may import allowed packages (`PackageSet.prepare`); else prepareSource. */
   prepare?(code: string): PreparedSource | Promise<PreparedSource>;
+  /** This process's id (made here when absent). */
+  nodeId?: string;
   /** Live sessions (absent: executions cannot ask for one). */
   sessions?: SessionManager;
   /** Where workspaces live and how their inputs and outputs reach artifacts. */
@@ -97,7 +99,8 @@ interface LiveRun {
 
 /** The engine core. */
 export class Engine {
-  readonly nodeId = newId("node");
+  /** This process's id in the store (leases, sessions). */
+  readonly nodeId: string;
   readonly parts: EngineParts;
   readonly #defaultPolicy: SandboxPolicy;
   readonly #pool: ChildPool;
@@ -110,6 +113,7 @@ export class Engine {
 
   constructor(parts: EngineParts) {
     this.parts = parts;
+    this.nodeId = parts.nodeId ?? newId("node");
     this.#defaultPolicy = { heapMiB: parts.defaults.heapMiB, netAllow: [] };
     this.#pool = new ChildPool({
       size: parts.poolSize,

@@ -10,22 +10,8 @@ import type { LogStore } from "../store/logs.ts";
 import * as control from "./control.ts";
 import { type Engine, toCallRecord } from "./engine.ts";
 import { checkNamespace } from "./namespace.ts";
+import { checkRef, pageLimit, seqCursor } from "./paging.ts";
 import type { ExecutionDetails, ExecutionSummary, LogPage, Runtime } from "./runtime_types.ts";
-
-/** The most a page of executions or logs holds. */
-export const MAX_PAGE = 500;
-const DEFAULT_PAGE = 50;
-
-function pageLimit(limit: unknown, what: string): number {
-  if (limit === undefined) return DEFAULT_PAGE;
-  if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_PAGE) {
-    throw new CordonError(
-      "invalid_request",
-      `${what} limit must be a whole number from 1 to ${MAX_PAGE}; got ${String(limit)}`,
-    );
-  }
-  return limit as number;
-}
 
 function summary(r: ExecutionRow): ExecutionSummary {
   const s: ExecutionSummary = {
@@ -52,15 +38,9 @@ export async function readLogPage(
   o: { logRef: string; cursor?: string; limit?: number },
   namespace?: string,
 ): Promise<LogPage> {
-  const logRef = o?.logRef;
-  if (typeof logRef !== "string" || logRef === "" || logRef.length > 200) {
-    throw new CordonError("invalid_request", "readLogs() needs the logRef of an execution");
-  }
+  const logRef = checkRef(o?.logRef, "readLogs() needs the logRef of an execution");
   const limit = pageLimit(o.limit, "A logs");
-  const after = o.cursor === undefined ? 0 : Number(o.cursor);
-  if (!Number.isSafeInteger(after) || after < 0) {
-    throw new CordonError("invalid_request", `Invalid logs cursor "${o.cursor}"`);
-  }
+  const after = seqCursor(o.cursor, "logs");
   const row = await executions.byLogRef(logRef);
   if (!row || (namespace !== undefined && row.namespace !== namespace)) {
     throw new CordonError("not_found", "There are no logs under this logRef");

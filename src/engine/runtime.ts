@@ -181,7 +181,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     (code) => packages.prepare(code),
   );
   const sessionStore = new SessionStore(db);
-  const sessions = new SessionManager(sessionStore, newId("node"), {
+  // One id for this process: its leases and its sessions say the same.
+  const nodeId = newId("node");
+  const sessions = new SessionManager(sessionStore, nodeId, {
     ...DEFAULT_SESSIONS,
     ...options.sessions,
   });
@@ -210,6 +212,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       readRecovery: (o, namespace) => readRecoveryPage(sessionStore, o, namespace),
     }),
     observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
+    nodeId,
     events: new EventHub(),
     redact,
     prepare: (code) => packages.prepare(code),
@@ -234,6 +237,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     control.expirePaused(engine, { maxAgeMs: durability.expireAfterMs }).catch(() => {});
     pruneLogs(engine.parts.logs, { olderThanMs: logRetain }).catch(() => {});
     sweepWorkspaces(workspaceRoot, workspaceRetainMs).catch(() => {});
+    sessions.pruneStore().catch(() => {});
   }, durability.expireEveryMs);
 
   const closed = () => {

@@ -229,7 +229,7 @@ export class SessionManager {
     return true;
   }
 
-  /** Closes sessions idle past their TTL; returns their ids. */
+  /** Closes sessions idle past their TTL or whose child died (in memory only); returns their ids. */
   async sweep(now = Date.now()): Promise<string[]> {
     const gone: string[] = [];
     for (const s of [...this.#live.values()]) {
@@ -241,9 +241,16 @@ export class SessionManager {
         gone.push(s.id);
       }
     }
-    await this.#store.endStale(now - this.settings.idleTtlMs).catch(() => {});
-    await this.#store.prune(now - this.settings.retainMs).catch(() => {});
     return gone;
+  }
+
+  /**
+   * The store's side, on the slow timer: rows of sessions no process uses any more are ended,
+   * and journals past retention deleted.
+   */
+  async pruneStore(now = Date.now()): Promise<void> {
+    await this.#store.endStale(now - this.settings.idleTtlMs);
+    await this.#store.prune(now - this.settings.retainMs);
   }
 
   list(namespace?: string): SessionInfo[] {

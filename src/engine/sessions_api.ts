@@ -7,6 +7,7 @@
 import { CordonError } from "../errors.ts";
 import type { RecoveryEntry, SessionStore } from "../store/sessions.ts";
 import { checkNamespace } from "./namespace.ts";
+import { checkRef, pageLimit, seqCursor } from "./paging.ts";
 import type { SessionInfo, SessionManager } from "./sessions.ts";
 
 /** A page of a session's recovery history. */
@@ -51,18 +52,9 @@ export async function readRecoveryPage(
   o: { recoveryRef: string; cursor?: string; limit?: number },
   namespace?: string,
 ): Promise<RecoveryPage> {
-  const ref = o?.recoveryRef;
-  if (typeof ref !== "string" || ref === "" || ref.length > 200) {
-    throw new CordonError("invalid_request", "readRecovery() needs a session's recoveryRef");
-  }
-  const limit = o.limit ?? 50;
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500) {
-    throw new CordonError("invalid_request", "A recovery limit is a whole number from 1 to 500");
-  }
-  const after = o.cursor === undefined ? 0 : Number(o.cursor);
-  if (!Number.isSafeInteger(after) || after < 0) {
-    throw new CordonError("invalid_request", `Invalid recovery cursor "${o.cursor}"`);
-  }
+  const ref = checkRef(o?.recoveryRef, "readRecovery() needs a session's recoveryRef");
+  const limit = pageLimit(o.limit, "A recovery");
+  const after = seqCursor(o.cursor, "recovery");
   const row = await store.byRecoveryRef(ref);
   if (!row || (namespace !== undefined && row.namespace !== namespace)) {
     throw new CordonError("not_found", "There is no session under this recoveryRef");

@@ -22,6 +22,7 @@ import {
   type WorkspaceHost,
   type WorkspaceRequest,
 } from "./workspace_types.ts";
+import { sha256Hex as sha256 } from "../hash.ts";
 
 export * from "./workspace_types.ts";
 export { collectOutputs, globToRegExp, workspaceBytes } from "./workspace_outputs.ts";
@@ -84,11 +85,6 @@ async function copyTree(from: string, to: string): Promise<void> {
   if (!info.isDirectory) throw bad(`"${from}" is neither a file nor a directory`);
   await Deno.mkdir(to, { recursive: true });
   for await (const e of Deno.readDir(from)) await copyTree(join(from, e.name), join(to, e.name));
-}
-
-async function sha256(text: string): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Checks a request's shape before anything is written. */

@@ -13,6 +13,7 @@ import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
+import { sha256Hex } from "../hash.ts";
 
 /** How much of a child's stderr is kept for diagnostics. */
 export const MAX_STDERR_BYTES = 16 * 1024;
@@ -284,11 +285,7 @@ export class SandboxChild {
  */
 async function wipeLocationData(denoDir: string, runId: string): Promise<void> {
   if (!runId) return;
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(`https://run-${runId}.invalid`),
-  );
-  const hash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const hash = await sha256Hex(`https://run-${runId}.invalid`);
   const base = `${denoDir}/location_data`;
   for (const dir of [`${base}/${hash}`, `${base}/web_cache/${hash}`]) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});

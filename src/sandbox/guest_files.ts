@@ -10,6 +10,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CordonError } from "../errors.ts";
+import { sha256Hex as sha256 } from "../hash.ts";
 
 /**
  * The guest's module graph, relative to `src/`. A test compares it with what
@@ -26,11 +27,6 @@ export const GUEST_MODULES: readonly string[] = [
 ];
 
 const ENTRY = GUEST_MODULES[0];
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * The local path of the guest entry: in place for a local copy of Cordon (`src` is a `file:`

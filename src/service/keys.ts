@@ -9,6 +9,7 @@ import { CordonError } from "../errors.ts";
 import { newId, newSecret } from "../ids.ts";
 import { checkNamespace } from "../engine/namespace.ts";
 import type { Db } from "../store/client.ts";
+import { sha256Hex } from "../hash.ts";
 
 /** What a key may do. */
 export const SCOPES = ["execute", "approve", "admin"] as const;
@@ -37,9 +38,8 @@ export interface Principal {
 }
 
 /** SHA-256 of a token, as hex. Tokens are 256 random bits, so a fast hash is enough. */
-export async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function hashToken(token: string): Promise<string> {
+  return sha256Hex(token);
 }
 
 function checkScopes(scopes: unknown): Scope[] {

@@ -10,7 +10,7 @@
 import { z } from "zod";
 import { ARTIFACT_NAME, MAX_ARTIFACT_NAME_CHARS } from "../engine/artifact_ref.ts";
 import type { ArtifactInfo } from "../engine/artifacts_api.ts";
-import { MAX_PAGE } from "../engine/executions_api.ts";
+import { MAX_PAGE } from "../engine/paging.ts";
 import { CordonError } from "../errors.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { fail } from "./http.ts";

@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import * as esbuild from "esbuild-wasm/esm/browser.js";
 import { CordonError } from "../../errors.ts";
 import { resolveBare, resolveFile, resolveInPackage } from "./resolve.ts";
+import { sha256Hex as sha256 } from "../../hash.ts";
 
 /** Bumped when the bundling below changes, so bundles on disk from before are not reused. */
 const BUNDLE_FORMAT = 1;
@@ -53,11 +54,6 @@ function initialize(): Promise<void> {
   })();
   ready.catch(() => ready = undefined);
   return ready;
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** Where a bundle lives:  readable name, then a hash of everything the bundle depends on. */
