@@ -260,11 +260,12 @@ export class Engine {
     }
     let child: SandboxChild;
     let pooled: boolean;
+    const workspace = workspaceOf(row);
     try {
       const policy = {
         heapMiB: limits.heapMiB,
         netAllow: (row.policy.net as string[]) ?? [],
-        ...(workspaceOf(row) ? { workspaceDir: workspaceOf(row)!.dir } : {}),
+        ...(workspace ? { workspaceDir: workspace.dir } : {}),
       };
       if (session?.live.child?.alive) {
         child = session.live.child;
@@ -301,7 +302,7 @@ export class Engine {
       memoryGuard: this.parts.memoryGuard.kind,
       holdMs: this.parts.durability.holdMs,
       keepChild: session !== undefined,
-      ...(workspaceOf(row) ? { workspace: workspaceOf(row) } : {}),
+      ...(workspace ? { workspace } : {}),
       redact: this.parts.redact,
       platform: this.parts.platform,
       observe: this.parts.observe,

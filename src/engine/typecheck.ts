@@ -18,12 +18,12 @@
  * @module
  */
 import ts from "typescript";
-import { dirname } from "node:path";
 import {
   CHECK_DIR,
   CHECK_OPTIONS,
-  defaultLibPath,
+  DECLARATIONS_FILE,
   GLOBALS_FILE,
+  HOST_BASE,
   libParseCount,
   parseFile,
   sharedFile,
@@ -93,7 +93,6 @@ export interface TypeCheckerOptions {
 /** Catalogue versions kept parsed: the current one and a few a session may still send. */
 const DEFAULT_CACHED_DECLARATIONS = 4;
 
-const DECLARATIONS_FILE = `${CHECK_DIR}tools.d.ts`;
 const USER_FILE = `${CHECK_DIR}code.ts`;
 
 /**
@@ -141,17 +140,10 @@ export class TypeChecker {
         if (fileName === DECLARATIONS_FILE) return this.#current.declarations;
         return sharedFile(fileName);
       },
-      getDefaultLibFileName: defaultLibPath,
-      getDefaultLibLocation: () => dirname(defaultLibPath()),
-      writeFile: () => {},
-      getCurrentDirectory: () => CHECK_DIR,
-      getCanonicalFileName: (fileName) => fileName,
-      useCaseSensitiveFileNames: () => true,
-      getNewLine: () => "\n",
+      ...HOST_BASE,
       jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors,
       fileExists: (fileName) =>
         fileName === USER_FILE || fileName === DECLARATIONS_FILE || !!sharedFile(fileName),
-      readFile: () => undefined,
       resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
       resolveTypeReferenceDirectiveReferences: (refs) =>
         refs.map(() => ({ resolvedTypeReferenceDirective: undefined })),

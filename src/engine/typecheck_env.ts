@@ -45,6 +45,8 @@ export const CHECK_OPTIONS: ts.CompilerOptions = {
 export const CHECK_DIR = "/cordon/";
 /** The sandbox globals' file name. */
 export const GLOBALS_FILE = `${CHECK_DIR}globals.d.ts`;
+/** Where the tools' declarations live in the checked program. */
+export const DECLARATIONS_FILE = `${CHECK_DIR}tools.d.ts`;
 
 /** What a lib file's name looks like (TypeScript also asks after `package.json` there). */
 const LIB_FILE_NAME = /^lib\.[\w.]+\.d\.ts$/;
@@ -239,3 +241,25 @@ declare class Response {
 }
 declare function fetch(input: string | URL, init?: RequestInit): Promise<Response>;
 `;
+
+/** The parts of a compiler host every check shares: files live at {@link CHECK_DIR} in memory; nothing is read from or written to disk. */
+export const HOST_BASE: Pick<
+  ts.CompilerHost,
+  | "getDefaultLibFileName"
+  | "getDefaultLibLocation"
+  | "writeFile"
+  | "getCurrentDirectory"
+  | "getCanonicalFileName"
+  | "useCaseSensitiveFileNames"
+  | "getNewLine"
+  | "readFile"
+> = {
+  getDefaultLibFileName: defaultLibPath,
+  getDefaultLibLocation: () => dirname(defaultLibPath()),
+  writeFile: () => {},
+  getCurrentDirectory: () => CHECK_DIR,
+  getCanonicalFileName: (fileName) => fileName,
+  useCaseSensitiveFileNames: () => true,
+  getNewLine: () => "\n",
+  readFile: () => undefined,
+};

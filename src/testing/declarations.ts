@@ -13,21 +13,18 @@
  * @module
  */
 import ts from "typescript";
-import { dirname } from "node:path";
 import { toDiagnostic } from "../engine/checked.ts";
 import type { Diagnostic } from "../engine/types.ts";
 import {
-  CHECK_DIR,
   CHECK_OPTIONS,
-  defaultLibPath,
+  DECLARATIONS_FILE,
   GLOBALS_FILE,
+  HOST_BASE,
   parseFile,
   sharedFile,
 } from "../engine/typecheck_env.ts";
 import { locate } from "../engine/typecheck_wrap.ts";
 import type { ConnectorProblem } from "./connector_check.ts";
-
-const DECLARATIONS_FILE = `${CHECK_DIR}tools.d.ts`;
 
 /**
  * The runtime's options, with declaration files checked: `skipLibCheck`
@@ -57,16 +54,9 @@ const OPTIONS: ts.CompilerOptions = { ...CHECK_OPTIONS, skipLibCheck: false };
 export function checkDeclarations(declarations: string): Diagnostic[] {
   const file = parseFile(DECLARATIONS_FILE, String(declarations));
   const host: ts.CompilerHost = {
+    ...HOST_BASE,
     getSourceFile: (name) => (name === DECLARATIONS_FILE ? file : sharedFile(name)),
-    getDefaultLibFileName: defaultLibPath,
-    getDefaultLibLocation: () => dirname(defaultLibPath()),
-    writeFile: () => {},
-    getCurrentDirectory: () => CHECK_DIR,
-    getCanonicalFileName: (name) => name,
-    useCaseSensitiveFileNames: () => true,
-    getNewLine: () => "\n",
     fileExists: (name) => name === DECLARATIONS_FILE || !!sharedFile(name),
-    readFile: () => undefined,
   };
   const program = ts.createProgram({
     rootNames: [GLOBALS_FILE, DECLARATIONS_FILE],
