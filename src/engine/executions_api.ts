@@ -119,7 +119,7 @@ export function executionsApi(engine: Engine): ExecutionsApi {
       engine.live.delete(r.id);
       return await store.delete(r.id);
     },
-    readLogs: (o) => readLogPage(engine.parts.executions, engine.parts.logs, o),
+    readLogs: (o) => readLogPage(engine.parts.executions, engine.parts.logs, o, o?.namespace),
     subscribe: (listener) => engine.parts.events.subscribe(listener),
   };
 }

@@ -266,8 +266,13 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi, SessionsApi {
    * `invalid_state` while it runs.
    */
   deleteExecution(executionId: string): Promise<boolean>;
-  /** An execution's stored console lines, paged; `not_found` for an unknown reference. */
-  readLogs(options: { logRef: string; cursor?: string; limit?: number }): Promise<LogPage>;
+  /**
+   * An execution's stored console lines, paged; `not_found` for an unknown reference, or one of
+   * another namespace when `namespace` is given.
+   */
+  readLogs(
+    options: { logRef: string; cursor?: string; limit?: number; namespace?: string },
+  ): Promise<LogPage>;
   /**
    * Listens to live events of every execution this runtime runs in this process; returns the
    * function that stops listening.

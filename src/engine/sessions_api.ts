@@ -38,7 +38,7 @@ export interface SessionsApi {
    * the session was created; `not_found` for an unknown one.
    */
   readRecovery(
-    options: { recoveryRef: string; cursor?: string; limit?: number },
+    options: { recoveryRef: string; cursor?: string; limit?: number; namespace?: string },
   ): Promise<RecoveryPage>;
 }
 
@@ -81,6 +81,6 @@ export function sessionsApi(sessions: SessionManager, store: SessionStore): Sess
         String(id),
         o?.namespace === undefined ? undefined : checkNamespace(o.namespace),
       ),
-    readRecovery: (o) => readRecoveryPage(store, o),
+    readRecovery: (o) => readRecoveryPage(store, o, o?.namespace),
   };
 }

@@ -57,11 +57,8 @@ export function sessionRoutes(deps: ServiceDeps): Route[] {
       }).strict(),
       responses: { 200: "Journal entries, oldest first, with nextCursor", 404: "Unknown ref" },
       handle: async ({ params, query, principal }) => {
-        const page = await runtime.readRecovery({ recoveryRef: params.recoveryRef, ...query });
-        if (!isAdmin(principal) && page.namespace !== principal.namespace) {
-          fail("not_found", "There is no session under this recoveryRef");
-        }
-        return page;
+        const namespace = isAdmin(principal) ? undefined : principal.namespace;
+        return await runtime.readRecovery({ recoveryRef: params.recoveryRef, ...query, namespace });
       },
     }),
   ];
