@@ -43,6 +43,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { createRuntime, defineConnector, type ExecuteResult, type Runtime } from "../mod.ts";
 import { assertNoSandboxChildren } from "./_helpers/processes.ts";
+import { FROZEN_RUN_FLAGS } from "./_helpers/deno_run.ts";
 
 const FIXTURES = new URL("./fixtures/escapes/", import.meta.url);
 const MIN_FIXTURES = 40;
@@ -529,7 +530,14 @@ Deno.test("every escape attempt in the corpus is blocked and leaks nothing", asy
   // pool children would otherwise show up in other files' leak checks (and theirs in ours).
   const config = fileURLToPath(new URL("../deno.json", import.meta.url));
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--config", config, fileURLToPath(import.meta.url)],
+    args: [
+      "run",
+      ...FROZEN_RUN_FLAGS,
+      "--allow-all",
+      "--config",
+      config,
+      fileURLToPath(import.meta.url),
+    ],
     cwd: dirname(config),
     stdin: "null",
     stdout: "piped",

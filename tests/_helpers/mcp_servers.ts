@@ -1,30 +1,30 @@
 /**
- * Real MCP servers from npm for tests and benchmarks. The versions are
- * pinned here and nowhere else.
+ * Real MCP servers from npm for tests and benchmarks.
  *
- * Each package is installed once per machine with npm into a cache
- * directory (`CORDON_TEST_MCP_DIR`, default `<tmp>/cordon-test-mcp`) and
- * run with `node` directly: one process per server (its pid is the
- * server's), about 0.7 s to start where `npx` takes about 2 s. `npx` itself
- * is exercised by one test, as users configure it. A fresh machine needs
- * Node 20+ and npm with access to the npm registry; the first install takes
- * about 10 s.
+ * Both servers are ordinary npm dependencies in `deno.json`, pinned there
+ * and in `deno.lock`, so `deno install` (the first step of `deno task ok`)
+ * puts them in `node_modules/` with everything else, before any test runs.
+ * Tests never download: a server that is not installed fails with a message
+ * saying what to run, and the Deno children tests start run against the lock,
+ * frozen and cached-only (`deno_run.ts`).
+ *
+ * Each server runs with `node` directly: one process per server (its pid is
+ * the server's), about 0.7 s to start. `npx` itself is exercised by one test,
+ * as users configure it, on the installed copy (`npx --no`, never a download).
  *
  * @module
  */
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { denoCacheEnv, FROZEN_RUN_FLAGS, REPO_ROOT } from "./deno_run.ts";
 
 /** The reference server with every MCP feature (tools, resources, prompts, completions). */
-export const SERVER_EVERYTHING = "@modelcontextprotocol/server-everything@2026.8.31";
+export const SERVER_EVERYTHING = "@modelcontextprotocol/server-everything";
 
 /** The reference filesystem server. */
-export const SERVER_FILESYSTEM = "@modelcontextprotocol/server-filesystem@2026.8.31";
+export const SERVER_FILESYSTEM = "@modelcontextprotocol/server-filesystem";
 
-/** Time for `npm install` of one server on a fresh machine (downloads included). */
-export const NPM_INSTALL_TIMEOUT_MS = 180_000;
-
-/** Startup limit for a first `npx` start, which may download the package. */
+/** Startup limit for a server's first start (a cold `node` on a busy machine). */
 export const FIRST_START_TIMEOUT_MS = 60_000;
 
 /** Time for the HTTP server to start listening. */
@@ -32,8 +32,6 @@ const HTTP_READY_TIMEOUT_MS = 30_000;
 
 /** Free-port races with other processes are rare; a few tries make them harmless. */
 const HTTP_PORT_ATTEMPTS = 3;
-
-const CACHE_DIR = Deno.env.get("CORDON_TEST_MCP_DIR") ?? join(tmpdir(), "cordon-test-mcp");
 
 /**
  * Loaded into the HTTP server with `node --import`: server-everything calls
@@ -54,65 +52,27 @@ net.Server.prototype.listen = function (...args) {
 export interface ServerCommand {
   command: string;
   args: string[];
+  env?: Record<string, string>;
+  cwd?: string;
 }
 
-const installs = new Map<string, Promise<string>>();
-
-/** The server's entry script, installing the package first if needed. */
-export function installedServer(spec: string): Promise<string> {
-  let entry = installs.get(spec);
-  if (!entry) {
-    entry = install(spec);
-    installs.set(spec, entry);
-  }
-  return entry;
-}
-
-async function install(spec: string): Promise<string> {
-  const name = spec.slice(0, spec.lastIndexOf("@"));
-  const dir = join(CACHE_DIR, spec.replaceAll("/", "+"));
-  const marker = join(dir, ".installed");
-  if (!(await exists(marker))) {
-    // Install beside, then rename: parallel test processes never see half an install.
-    const staging = `${dir}.${crypto.randomUUID()}`;
-    await Deno.mkdir(staging, { recursive: true });
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), NPM_INSTALL_TIMEOUT_MS);
-    try {
-      const out = await new Deno.Command("npm", {
-        args: ["install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", spec],
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: controller.signal,
-      }).output();
-      if (!out.success) {
-        throw new Error(`npm install ${spec} failed: ${new TextDecoder().decode(out.stderr)}`);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
-    await Deno.writeTextFile(join(staging, ".installed"), spec);
-    try {
-      await Deno.rename(staging, dir);
-    } catch (err) {
-      await Deno.remove(staging, { recursive: true });
-      if (!(await exists(marker))) throw err;
-    }
-  }
-  const pkgDir = join(dir, "node_modules", name);
-  const manifest = JSON.parse(await Deno.readTextFile(join(pkgDir, "package.json")));
-  const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin)[0];
-  return join(pkgDir, bin as string);
-}
-
-async function exists(path: string): Promise<boolean> {
+/**
+ * The installed server's entry script. Throws, saying what to run, when the
+ * package is not in `node_modules/` (tests never install anything).
+ */
+export async function installedServer(name: string): Promise<string> {
+  const pkgDir = join(REPO_ROOT, "node_modules", name);
+  let manifest: { bin?: string | Record<string, string> };
   try {
-    await Deno.stat(path);
-    return true;
+    manifest = JSON.parse(await Deno.readTextFile(join(pkgDir, "package.json")));
   } catch {
-    return false;
+    throw new Error(
+      `${name} is not installed in ${join(REPO_ROOT, "node_modules")}: run \`deno install\` ` +
+        "in the repository first (deno task ok and deno task test do); tests never download",
+    );
   }
+  const bin = typeof manifest.bin === "string" ? manifest.bin : Object.values(manifest.bin!)[0];
+  return join(pkgDir, bin);
 }
 
 /** server-everything over stdio, run with node. */
@@ -120,9 +80,13 @@ export async function everythingStdio(): Promise<ServerCommand> {
   return { command: "node", args: [await installedServer(SERVER_EVERYTHING), "stdio"] };
 }
 
-/** server-everything over stdio through `npx -y` (a wrapper with children of its own). */
-export function everythingNpx(): ServerCommand {
-  return { command: "npx", args: ["-y", SERVER_EVERYTHING, "stdio"] };
+/**
+ * server-everything over stdio through `npx` (a wrapper with children of its
+ * own), on the installed copy: `--no` makes npx fail rather than download.
+ */
+export async function everythingNpx(): Promise<ServerCommand> {
+  await installedServer(SERVER_EVERYTHING);
+  return { command: "npx", args: ["--no", "mcp-server-everything", "stdio"], cwd: REPO_ROOT };
 }
 
 /** server-filesystem over stdio, allowed to touch `dir` only. */
@@ -132,19 +96,19 @@ export async function filesystemStdio(dir: string): Promise<ServerCommand> {
 
 /** A small SDK-built server whose tool list changes (tests/fixtures/mcp/changing_server.ts). */
 export function changingServer(stateFile: string): ServerCommand {
-  const root = new URL("../../", import.meta.url);
   return {
     command: Deno.execPath(),
     args: [
       "run",
       "--quiet",
-      "--no-lock",
-      `--config=${new URL("deno.json", root).pathname}`,
+      ...FROZEN_RUN_FLAGS,
+      `--config=${join(REPO_ROOT, "deno.json")}`,
       "--allow-read",
       "--allow-env",
-      new URL("tests/fixtures/mcp/changing_server.ts", root).pathname,
+      join(REPO_ROOT, "tests/fixtures/mcp/changing_server.ts"),
       stateFile,
     ],
+    env: denoCacheEnv(),
   };
 }
 

@@ -130,7 +130,7 @@ Deno.test("McpConnector.close() leaves no server process behind and is idempoten
 Deno.test("McpConnector.close() stops every process of a server started through npx", async () => {
   const connector = mcpConnector({
     name: "everything",
-    ...everythingNpx(),
+    ...(await everythingNpx()),
     startupTimeoutMs: FIRST_START_TIMEOUT_MS,
   });
   try {

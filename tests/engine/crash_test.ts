@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { CordonError, createRuntime, type Runtime } from "../../mod.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
 import { durableWorld, readEffects } from "../_helpers/world.ts";
+import { FROZEN_RUN_FLAGS } from "../_helpers/deno_run.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../fixtures/crash_host.ts", import.meta.url));
@@ -28,7 +29,7 @@ class Host {
 
   constructor(db: string, effects: string, mode: "pause" | "hang") {
     this.process = new Deno.Command(Deno.execPath(), {
-      args: ["run", "--allow-all", HOST, db, effects, mode],
+      args: ["run", ...FROZEN_RUN_FLAGS, "--allow-all", HOST, db, effects, mode],
       cwd: ROOT,
       stdout: "piped",
       stderr: "inherit",

@@ -13,6 +13,7 @@ import { createRuntime, type Runtime } from "../../mod.ts";
 import { mcpHttpHandler } from "../../src/service/mcp_front.ts";
 import type { McpFrontOptions } from "../../src/service/mcp_front.ts";
 import { frontConnectors } from "../fixtures/mcp_front_stdio.ts";
+import { FROZEN_RUN_FLAGS } from "../_helpers/deno_run.ts";
 
 const STDIO_FIXTURE = new URL("../fixtures/mcp_front_stdio.ts", import.meta.url).pathname;
 
@@ -213,7 +214,7 @@ Deno.test("serveMcpStdio() serves a client over stdio and exits when stdin ends"
     const marker = join(dir, "marker");
     const transport = new StdioClientTransport({
       command: Deno.execPath(),
-      args: ["run", "-A", STDIO_FIXTURE, marker],
+      args: ["run", ...FROZEN_RUN_FLAGS, "-A", STDIO_FIXTURE, marker],
     });
     const client = new Client({ name: "cordon-test", version: "1.0.0" });
     await client.connect(transport);
