@@ -10,7 +10,8 @@
  * ```
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
- * idle, whileTrue, durable, transpile, discovery, mcp, service, session, workspace. See docs/benchmarks.md.
+ * idle, whileTrue, durable, transpile, discovery, mcp, service, session, workspace,
+ * hostile. See docs/benchmarks.md.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { idleMemoryBench, sustainedBench } from "./capacity.ts";
 import { discoveryBench } from "./discovery.ts";
 import { mcpBench, mcpEndToEndBench } from "./mcp.ts";
 import { durableBench } from "./durable.ts";
+import { hostileBench } from "./hostile.ts";
 import {
   benchRuntime,
   coldBench,
@@ -53,6 +55,7 @@ const SECTIONS = [
   "service",
   "session",
   "workspace",
+  "hostile",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -187,6 +190,10 @@ function targets(r: Figures): Record<string, Target> {
   if (workspace) {
     atMost("workspaceStageCollectP50", workspace.totalMs.p50, 50, "ms (100 files in, 100 out)");
   }
+  const hostile = r.hostile as { worstMs: number; worstAttack: string } | undefined;
+  if (hostile) {
+    atMost("hostileHostStall", hostile.worstMs, 50, `ms (worst: ${hostile.worstAttack})`);
+  }
   return out;
 }
 
@@ -273,6 +280,10 @@ async function main() {
   });
   await step("workspace", "stage 100 files, collect 100 outputs", async () => {
     results.workspace = await workspaceBench(quick ? 10 : 40);
+  });
+
+  await step("hostile", "host event loop under hostile input", async () => {
+    results.hostile = await hostileBench(quick ? 1 : 3);
   });
 
   const summary = {
