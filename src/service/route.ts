@@ -44,6 +44,9 @@ export interface Route {
   handle(input: RouteInput<unknown, unknown, unknown>): unknown;
 }
 
+/** The query schema of a route that takes no query parameters. */
+const NO_QUERY = z.object({}).strict();
+
 /** Defines a route with its handler typed from its schemas. */
 export function route<
   P extends z.ZodType = z.ZodObject<Record<string, never>>,
@@ -62,7 +65,10 @@ export function route<
   responses: Record<number, string>;
   handle(input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>): unknown;
 }): Route {
-  return spec as unknown as Route;
+  // Unknown query parameters are refused on every route, so a typo or a probe never passes
+  // silently: a route without a query schema takes none, and every query schema is strict.
+  const query = spec.query instanceof z.ZodObject ? spec.query.strict() : spec.query ?? NO_QUERY;
+  return { ...spec, query } as unknown as Route;
 }
 
 /** True when `principal` may use a route needing `access`. */
@@ -86,14 +92,23 @@ function invalid(where: string, error: z.ZodError): never {
   );
 }
 
+/** True for `application/json` and `application/<x>+json`, with or without parameters. */
+export function isJsonType(type: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type ?? "");
+}
+
 async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  // A decision without options (approve, rollback) may come without a body.
-  if (text === "") return {};
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    fail("unsupported_media_type", "Send the body as JSON with content-type: application/json");
+  // The JSON type is required even without a body: a browser can send a bodiless or form POST
+  // cross-site without asking (a CORS "simple request"), but not one with this type.
+  if (!isJsonType(c.req.header("content-type"))) {
+    fail(
+      "unsupported_media_type",
+      "Send the body as JSON with content-type: application/json (also when it is empty)",
+    );
   }
+  const text = await c.req.text();
+  // A decision without options (approve, rollback) may come with an empty body.
+  if (text === "") return {};
   try {
     return JSON.parse(text);
   } catch (err) {
