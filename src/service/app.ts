@@ -170,7 +170,10 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     if (c.req.method === "POST" && !isJsonType(c.req.header("content-type"))) {
       fail("unsupported_media_type", "Send MCP messages as JSON (content-type: application/json)");
     }
-    return await mcpHttpHandler(deps.runtime, { namespace: principal.namespace })(c.req.raw);
+    return await mcpHttpHandler(deps.runtime, {
+      namespace: principal.namespace,
+      admit: () => deps.gate.enter(),
+    })(c.req.raw);
   });
   return app;
 }

@@ -206,7 +206,8 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "Nothing waits for approval" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.approve(params.id, body);
+        // A decision resumes the run: it takes a slot like a new run.
+        return await deps.gate.run(() => runtime.approve(params.id, body));
       },
     }),
     route({
@@ -223,7 +224,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "Nothing waits for a decision" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.reject(params.id, body);
+        return await deps.gate.run(() => runtime.reject(params.id, body));
       },
     }),
     route({
@@ -237,7 +238,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "That call does not wait for a value" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.resolve(params.id, body.seq, body.value);
+        return await deps.gate.run(() => runtime.resolve(params.id, body.seq, body.value));
       },
     }),
     route({
