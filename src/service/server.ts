@@ -37,6 +37,8 @@ export interface Service extends AsyncDisposable {
   port: number;
   runtime: Runtime;
   keys: ApiKeys;
+  /** The live event logs behind event streams (bounded in bytes). */
+  events: EventLog;
   /** The database URL. */
   db: string;
   /** Whether requests need a key now. */
@@ -166,7 +168,7 @@ export async function startService(
     throw err;
   }
   const shutdown = new AbortController();
-  const events = new EventLog(runtime);
+  const events = new EventLog(runtime, { ...config.events });
   const deps: ServiceDeps = {
     runtime,
     events,
@@ -210,6 +212,7 @@ export async function startService(
     port: addr.port,
     runtime,
     keys: keyStore.keys,
+    events,
     db: runtimeOptions.db!,
     authRequired: async () => auth === "keys" || await keyStore.keys.any(),
     close() {
