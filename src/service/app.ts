@@ -158,7 +158,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {
       const principal = r.access === "public" ? LOCAL : await principalOf(c);
-      return await runRoute(r, c, principal);
+      return await runRoute(r, c, principal, deps.idempotency);
     });
   }
   app.all("/mcp", async (c) => {

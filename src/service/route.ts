@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { CordonError } from "../errors.ts";
 import { fail, jsonResponse } from "./http.ts";
+import { Idempotency, MAX_IDEMPOTENCY_KEY_CHARS } from "./idempotency.ts";
 import type { Principal, Scope } from "./keys.ts";
 
 /** Who may call a route: anyone, any key, or a key with a scope (`admin` has every scope). */
@@ -23,6 +24,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   principal: Principal;
   c: Context;
+  /** Tells the request's idempotency key which execution it started (POSTs that run code). */
+  started?: (executionId: string) => void;
 }
 
 /** One route. */
@@ -97,7 +100,7 @@ export function isJsonType(type: string | undefined): boolean {
   return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type ?? "");
 }
 
-async function readBody(c: Context): Promise<unknown> {
+async function readBody(c: Context): Promise<{ text: string; value: unknown }> {
   // The JSON type is required even without a body: a browser can send a bodiless or form POST
   // cross-site without asking (a CORS "simple request"), but not one with this type.
   if (!isJsonType(c.req.header("content-type"))) {
@@ -108,16 +111,24 @@ async function readBody(c: Context): Promise<unknown> {
   }
   const text = await c.req.text();
   // A decision without options (approve, rollback) may come with an empty body.
-  if (text === "") return {};
+  if (text === "") return { text, value: {} };
   try {
-    return JSON.parse(text);
+    return { text, value: JSON.parse(text) };
   } catch (err) {
     fail("invalid_request", `The body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
-/** Checks a request against a route's schemas and runs its handler. */
-export async function runRoute(r: Route, c: Context, principal: Principal): Promise<Response> {
+/**
+ * Checks a request against a route's schemas and runs its handler. A POST with an
+ * `Idempotency-Key` runs through `idempotency`: once per key and request.
+ */
+export async function runRoute(
+  r: Route,
+  c: Context,
+  principal: Principal,
+  idempotency?: Idempotency,
+): Promise<Response> {
   if (!allowed(principal, r.access)) {
     fail(
       "forbidden",
@@ -132,9 +143,22 @@ export async function runRoute(r: Route, c: Context, principal: Principal): Prom
   };
   const params = parse(r.params, c.req.param(), "path");
   const query = parse(r.query, c.req.query(), "query");
-  const body = r.body ? parse(r.body, await readBody(c), "body") : undefined;
-  const out = await r.handle({ params, query, body, principal, c });
-  return out instanceof Response ? out : jsonResponse(out);
+  const read = r.body ? await readBody(c) : undefined;
+  const body = r.body ? parse(r.body, read!.value, "body") : undefined;
+  const answer = async (started?: (executionId: string) => void) => {
+    const out = await r.handle({ params, query, body, principal, c, started });
+    return out instanceof Response ? out : jsonResponse(out);
+  };
+  const key = c.req.header("idempotency-key");
+  if (key === undefined || r.method !== "post" || !idempotency) return await answer();
+  const url = new URL(c.req.url);
+  return await idempotency.run({
+    namespace: principal.namespace,
+    key: Idempotency.check(key),
+    // The body as sent: a retry sends the same bytes.
+    request: `POST ${url.pathname}${url.search}\n${read?.text ?? ""}`,
+    work: answer,
+  });
 }
 
 const ERROR_BODY = {
@@ -201,7 +225,11 @@ export function openApiDocument(
       }`,
       summary: r.summary,
       tags: [r.tag],
-      parameters: [...parameters(r.params, "path"), ...parameters(r.query, "query")],
+      parameters: [
+        ...parameters(r.params, "path"),
+        ...parameters(r.query, "query"),
+        ...(r.method === "post" ? [IDEMPOTENCY_HEADER] : []),
+      ],
       responses,
       ...(r.access === "public" ? { security: [] } : { "x-cordon-access": r.access }),
     };
@@ -228,6 +256,15 @@ export function openApiDocument(
     security: [{ bearer: [] }],
   };
 }
+
+const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Run once: a retry with the same key and body gets the first answer (kept 24 hours); the same key with another body is 422 idempotency_conflict",
+  schema: { type: "string", maxLength: MAX_IDEMPOTENCY_KEY_CHARS },
+};
 
 const ERROR_STATUSES: Record<string, string> = {
   "400": "Invalid request (bad JSON, wrong types, bad parameters)",

@@ -63,19 +63,21 @@ export async function startRun(
   deps: ServiceDeps,
   run: (hooks: { onStart(id: string): void }) => Promise<ExecuteResult>,
   wait: boolean | undefined,
+  started?: (executionId: string) => void,
 ): Promise<Response> {
   let startedId: string | undefined;
-  const started = Promise.withResolvers<string>();
+  const recorded = Promise.withResolvers<string>();
   const leave = await deps.gate.enter();
   const running = run({
     onStart: (executionId) => {
       startedId = executionId;
-      started.resolve(executionId);
+      started?.(executionId);
+      recorded.resolve(executionId);
     },
   });
   running.finally(leave).catch(() => {});
   if (wait === false) {
-    const first = await Promise.race([started.promise, running]);
+    const first = await Promise.race([recorded.promise, running]);
     if (typeof first === "string") {
       const bg = running.catch(() => {}).finally(() => deps.background.delete(bg));
       deps.background.add(bg);
@@ -125,10 +127,10 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
         202: "Recorded and running (wait: false); follow it by its events",
         422: "Type errors in strict mode",
       },
-      handle: ({ body, principal }) => {
+      handle: ({ body, principal, started }) => {
         const { wait, namespace: ns, ...rest } = body;
         const request: ExecuteRequest = { ...rest, namespace: namespaceFor(principal, ns) };
-        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait);
+        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait, started);
       },
     }),
     route({
