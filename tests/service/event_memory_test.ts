@@ -63,3 +63,45 @@ Deno.test("event log: a result larger than one execution's bound streams from th
   const again = await readEvents(url, () => false);
   assert.equal(again.events.at(-1)!.data.result, "y".repeat(100_000));
 });
+
+Deno.test("event log: a live stream whose running record is let go continues from the store", async () => {
+  await using t = await openService({
+    events: { maxExecutionBytes: 16 * KiB, maxTotalBytes: 17 * KiB },
+  });
+  // A slow run: ten lines of 1,000 characters, one every 150 ms.
+  const slow = await t.call("POST", "/v1/executions", {
+    code: `for (let i = 0; i < 10; i++) {
+      console.log(String(i).padStart(1_000, "s"));
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return "slow done";`,
+    wait: false,
+  });
+  const id = slow.json.executionId;
+  const url = `${t.service.url}/v1/executions/${id}/events`;
+  let pushed: Promise<unknown> | undefined;
+  const seen = await readEvents(url, (e) => {
+    // Once the stream is live, a second run pushes the total past its bound: the slow run is
+    // the oldest running one, so its record goes while its stream reads it.
+    if (e.event === "log" && !pushed) {
+      pushed = t.call("POST", "/v1/executions", {
+        code: `for (let i = 0; i < 40; i++) console.log(String(i).padStart(1_000, "f"));`,
+      });
+    }
+    return e.event === "done";
+  });
+  await pushed;
+  assert.equal(t.service.events.get(id), undefined, "the slow run's record went");
+  const messages = new Set(
+    seen.events.filter((e) => e.event === "log").map((e) => e.data.entry.message),
+  );
+  assert.deepEqual(
+    [...messages].sort(),
+    Array.from({ length: 10 }, (_, i) => String(i).padStart(1_000, "s")).sort(),
+    "every line arrived",
+  );
+  assert.equal(seen.events.at(-1)!.data.result, "slow done");
+  const ids = seen.events.map((e) => Number(e.id));
+  assert.ok(ids.every((n, i) => i === 0 || n > ids[i - 1]), `ids increase: ${ids.join(",")}`);
+  assert.ok(t.service.events.bytes <= 17 * KiB);
+});
