@@ -98,20 +98,26 @@ async function live(
   return undefined;
 }
 
-/** A snapshot of what the store holds, as numbered events. */
+/**
+ * What the store holds that this stream has not sent, as events: log lines after `read.logSeq`
+ * (each read once: a verbose run is not read again on every poll, nor remembered by key), then
+ * the start, calls and status, each with a key the caller sends once.
+ */
 async function snapshot(
   deps: ServiceDeps,
   d: ExecutionDetails,
-): Promise<{ type: string; data: unknown; key: string }[]> {
-  const events: { type: string; data: unknown; key: string }[] = [
+  read: { logSeq: number },
+): Promise<{ type: string; data: unknown; key?: string }[]> {
+  const events: { type: string; data: unknown; key?: string }[] = [
     { type: "started", data: { namespace: d.namespace }, key: "started" },
   ];
-  let cursor: string | undefined;
+  let cursor: string | undefined = read.logSeq > 0 ? String(read.logSeq) : undefined;
   do {
     const page = await deps.runtime.readLogs({ logRef: d.logRef, cursor, limit: 500 });
     for (const l of page.items) {
       const { seq, ...entry } = l;
-      events.push({ type: "log", data: { entry }, key: `log:${seq}` });
+      events.push({ type: "log", data: { entry } });
+      read.logSeq = Math.max(read.logSeq, seq);
     }
     cursor = page.nextCursor;
   } while (cursor);
@@ -139,12 +145,15 @@ async function fromStore(
   base = 0,
 ): Promise<void> {
   const seen = new Set<string>();
+  const read = { logSeq: 0 };
   let nextId = base + 1;
   let details: ExecutionDetails | undefined = first;
   while (details && !signal.aborted) {
-    for (const e of await snapshot(deps, details)) {
-      if (seen.has(e.key)) continue;
-      seen.add(e.key);
+    for (const e of await snapshot(deps, details, read)) {
+      if (e.key !== undefined) {
+        if (seen.has(e.key)) continue;
+        seen.add(e.key);
+      }
       const id = nextId++;
       if (id <= after) continue;
       await stream.writeSSE({
