@@ -212,7 +212,10 @@ export function openApiDocument(
     for (const [status, description] of Object.entries(r.responses)) {
       responses[status] = { description };
     }
-    for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+    const errors = r.method === "post"
+      ? { ...ERROR_STATUSES, ...POST_ERROR_STATUSES }
+      : ERROR_STATUSES;
+    for (const [status, description] of Object.entries(errors)) {
       if (r.access === "public" && (status === "401" || status === "403")) continue;
       responses[status] ??= {
         description,
@@ -264,6 +267,12 @@ const IDEMPOTENCY_HEADER = {
   description:
     "Run once: a retry with the same key and body gets the first answer (kept 24 hours); the same key with another body is 422 idempotency_conflict",
   schema: { type: "string", maxLength: MAX_IDEMPOTENCY_KEY_CHARS },
+};
+
+/** What every POST may also answer. */
+const POST_ERROR_STATUSES: Record<string, string> = {
+  "415": "No content-type: application/json (needed also without a body)",
+  "422": "The Idempotency-Key was used for another request (idempotency_conflict)",
 };
 
 const ERROR_STATUSES: Record<string, string> = {

@@ -125,7 +125,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: {
         200: "The outcome: completed, paused (with pending calls), error or rejected",
         202: "Recorded and running (wait: false); follow it by its events",
-        422: "Type errors in strict mode",
+        422: "Type errors in strict mode, or an Idempotency-Key used for another request",
       },
       handle: ({ body, principal, started }) => {
         const { wait, namespace: ns, ...rest } = body;
