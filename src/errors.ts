@@ -64,6 +64,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "method_not_allowed"
   | "too_many_requests"
+  | "idempotency_conflict"
   | "internal";
 
 /** Every code, for validation and exhaustive tables. */
@@ -115,6 +116,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "unsupported_media_type",
   "method_not_allowed",
   "too_many_requests",
+  "idempotency_conflict",
   "internal",
 ];
 

@@ -9,10 +9,11 @@ import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { CordonError } from "../errors.ts";
 import type { ServiceDeps } from "./deps.ts";
-import { errorResponse, thrownResponse } from "./http.ts";
+import { refuseCrossSite } from "./cross_site.ts";
+import { errorResponse, fail, thrownResponse } from "./http.ts";
 import { type Principal, SCOPES } from "./keys.ts";
 import { mcpHttpHandler } from "./mcp_front.ts";
-import { allowed, openApiDocument, type Route, runRoute } from "./route.ts";
+import { allowed, isJsonType, openApiDocument, type Route, runRoute } from "./route.ts";
 import { artifactRoutes } from "./routes_artifacts.ts";
 import { catalogueRoutes } from "./routes_catalogue.ts";
 import { executionRoutes } from "./routes_executions.ts";
@@ -34,6 +35,14 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const LOOPBACK_HOSTS = /^(?:127(?:\.\d{1,3}){3}|localhost|\[::1\])(?::\d+)?$/i;
 
 type Env = { Variables: { principal: Principal; requestId: string } };
+
+/** Routes outside the table take no query parameters either. */
+function noQuery(c: Context): void {
+  const names = Object.keys(c.req.query());
+  if (names.length > 0) {
+    fail("invalid_request", `Unknown query parameter(s): ${names.slice(0, 10).join(", ")}`);
+  }
+}
 
 /** Every route of the service, in order. */
 export function serviceRoutes(deps: ServiceDeps): Route[] {
@@ -103,6 +112,11 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     }
     return thrownResponse(err);
   });
+  // Before anything else answers: a web page's request is refused on every path.
+  app.use(async (c, next) => {
+    refuseCrossSite(c);
+    await next();
+  });
   app.notFound((c) =>
     errorResponse({ code: "not_found", message: `There is no route ${c.req.method} ${c.req.path}` })
   );
@@ -132,17 +146,19 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
         }),
     }),
   );
-  app.get("/openapi.json", (c) =>
-    c.json(openApiDocument(routes, {
+  app.get("/openapi.json", (c) => {
+    noQuery(c);
+    return c.json(openApiDocument(routes, {
       title: "Cordon",
       version: deps.version,
       description:
         "Run model-written TypeScript in a locked-down Deno sandbox that calls your tools.",
-    })));
+    }));
+  });
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {
       const principal = r.access === "public" ? LOCAL : await principalOf(c);
-      return await runRoute(r, c, principal);
+      return await runRoute(r, c, principal, deps.idempotency);
     });
   }
   app.all("/mcp", async (c) => {
@@ -150,7 +166,14 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     if (!allowed(principal, "execute")) {
       throw new CordonError("forbidden", 'The MCP front door needs the "execute" scope');
     }
-    return await mcpHttpHandler(deps.runtime, { namespace: principal.namespace })(c.req.raw);
+    noQuery(c);
+    if (c.req.method === "POST" && !isJsonType(c.req.header("content-type"))) {
+      fail("unsupported_media_type", "Send MCP messages as JSON (content-type: application/json)");
+    }
+    return await mcpHttpHandler(deps.runtime, {
+      namespace: principal.namespace,
+      admit: () => deps.gate.enter(),
+    })(c.req.raw);
   });
   return app;
 }

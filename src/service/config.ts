@@ -124,6 +124,12 @@ export const configSchema = z.object({
     maxQueued: z.number().int().min(0).optional()
       .describe("Requests waiting for a slot before 429 (default 1024)"),
   }).strict().optional(),
+  events: z.object({
+    maxExecutionBytes: z.number().int().positive().optional()
+      .describe("Bytes of live events kept per execution for streams (default 4 MiB)"),
+    maxTotalBytes: z.number().int().positive().optional()
+      .describe("Bytes of live events kept in all; older ones are rebuilt from the store (64 MiB)"),
+  }).strict().optional(),
 }).strict();
 
 /** The configuration as a file gives it. */

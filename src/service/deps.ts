@@ -6,6 +6,7 @@
 import type { Runtime } from "../engine/mod.ts";
 import type { EventLog } from "./event_log.ts";
 import type { Gate } from "./gate.ts";
+import type { Idempotency } from "./idempotency.ts";
 import type { ApiKeys } from "./keys.ts";
 
 /** The service's parts, shared by its routes. */
@@ -19,6 +20,8 @@ export interface ServiceDeps {
   shutdown: AbortSignal;
   /** Admission of new runs. */
   gate: Gate;
+  /** `Idempotency-Key` on POSTs: each request runs once per key. */
+  idempotency: Idempotency;
   startedAt: number;
   version: string;
 }

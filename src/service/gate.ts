@@ -50,4 +50,14 @@ export class Gate {
     }
     return this.#slots.acquire();
   }
+
+  /** Runs `work` holding a slot (refused like {@link enter} when the queue is full). */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const leave = await this.enter();
+    try {
+      return await work();
+    } finally {
+      leave();
+    }
+  }
 }

@@ -30,6 +30,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   type_error: 422,
+  idempotency_conflict: 422,
   too_many_requests: 429,
   not_supported: 501,
   connector_unavailable: 502,

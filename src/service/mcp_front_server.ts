@@ -32,6 +32,12 @@ export interface McpFrontOptions {
   name?: string;
   /** The server version clients see (default Cordon's). */
   version?: string;
+  /**
+   * Admission of `execute` runs: waits for a slot and returns the function that gives it back,
+   * or throws a typed error (`too_many_requests`) that the tool answers as an error result. The
+   * service passes its gate, so MCP runs count against the same `concurrency` as HTTP runs.
+   */
+  admit?: () => Promise<() => void>;
 }
 
 /** Appended to the runtime's model description: the front offers discovery without a run. */
@@ -91,11 +97,15 @@ export async function createMcpFront(
     if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
     if (session !== undefined) request.session = session;
     if (sessionId !== undefined) request.sessionId = sessionId;
+    let leave: (() => void) | undefined;
     try {
+      leave = await options.admit?.();
       return executeToolResult(await runtime.execute(request));
     } catch (err) {
-      // Thrown only for a malformed request; there is no execution to report.
+      // Refused at the gate, or a malformed request: there is no execution to report.
       return errorToolResult(err, false);
+    } finally {
+      leave?.();
     }
   });
 

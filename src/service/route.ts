@@ -11,6 +11,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { CordonError } from "../errors.ts";
 import { fail, jsonResponse } from "./http.ts";
+import { Idempotency, MAX_IDEMPOTENCY_KEY_CHARS } from "./idempotency.ts";
 import type { Principal, Scope } from "./keys.ts";
 
 /** Who may call a route: anyone, any key, or a key with a scope (`admin` has every scope). */
@@ -23,6 +24,8 @@ export interface RouteInput<P, Q, B> {
   body: B;
   principal: Principal;
   c: Context;
+  /** Tells the request's idempotency key which execution it started (POSTs that run code). */
+  started?: (executionId: string) => void;
 }
 
 /** One route. */
@@ -44,6 +47,9 @@ export interface Route {
   handle(input: RouteInput<unknown, unknown, unknown>): unknown;
 }
 
+/** The query schema of a route that takes no query parameters. */
+const NO_QUERY = z.object({}).strict();
+
 /** Defines a route with its handler typed from its schemas. */
 export function route<
   P extends z.ZodType = z.ZodObject<Record<string, never>>,
@@ -62,7 +68,10 @@ export function route<
   responses: Record<number, string>;
   handle(input: RouteInput<z.infer<P>, z.infer<Q>, z.infer<B>>): unknown;
 }): Route {
-  return spec as unknown as Route;
+  // Unknown query parameters are refused on every route, so a typo or a probe never passes
+  // silently: a route without a query schema takes none, and every query schema is strict.
+  const query = spec.query instanceof z.ZodObject ? spec.query.strict() : spec.query ?? NO_QUERY;
+  return { ...spec, query } as unknown as Route;
 }
 
 /** True when `principal` may use a route needing `access`. */
@@ -86,23 +95,40 @@ function invalid(where: string, error: z.ZodError): never {
   );
 }
 
-async function readBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  // A decision without options (approve, rollback) may come without a body.
-  if (text === "") return {};
-  const type = c.req.header("content-type") ?? "";
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
-    fail("unsupported_media_type", "Send the body as JSON with content-type: application/json");
+/** True for `application/json` and `application/<x>+json`, with or without parameters. */
+export function isJsonType(type: string | undefined): boolean {
+  return /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type ?? "");
+}
+
+async function readBody(c: Context): Promise<{ text: string; value: unknown }> {
+  // The JSON type is required even without a body: a browser can send a bodiless or form POST
+  // cross-site without asking (a CORS "simple request"), but not one with this type.
+  if (!isJsonType(c.req.header("content-type"))) {
+    fail(
+      "unsupported_media_type",
+      "Send the body as JSON with content-type: application/json (also when it is empty)",
+    );
   }
+  const text = await c.req.text();
+  // A decision without options (approve, rollback) may come with an empty body.
+  if (text === "") return { text, value: {} };
   try {
-    return JSON.parse(text);
+    return { text, value: JSON.parse(text) };
   } catch (err) {
     fail("invalid_request", `The body is not valid JSON: ${(err as Error).message}`);
   }
 }
 
-/** Checks a request against a route's schemas and runs its handler. */
-export async function runRoute(r: Route, c: Context, principal: Principal): Promise<Response> {
+/**
+ * Checks a request against a route's schemas and runs its handler. A POST with an
+ * `Idempotency-Key` runs through `idempotency`: once per key and request.
+ */
+export async function runRoute(
+  r: Route,
+  c: Context,
+  principal: Principal,
+  idempotency?: Idempotency,
+): Promise<Response> {
   if (!allowed(principal, r.access)) {
     fail(
       "forbidden",
@@ -117,9 +143,22 @@ export async function runRoute(r: Route, c: Context, principal: Principal): Prom
   };
   const params = parse(r.params, c.req.param(), "path");
   const query = parse(r.query, c.req.query(), "query");
-  const body = r.body ? parse(r.body, await readBody(c), "body") : undefined;
-  const out = await r.handle({ params, query, body, principal, c });
-  return out instanceof Response ? out : jsonResponse(out);
+  const read = r.body ? await readBody(c) : undefined;
+  const body = r.body ? parse(r.body, read!.value, "body") : undefined;
+  const answer = async (started?: (executionId: string) => void) => {
+    const out = await r.handle({ params, query, body, principal, c, started });
+    return out instanceof Response ? out : jsonResponse(out);
+  };
+  const key = c.req.header("idempotency-key");
+  if (key === undefined || r.method !== "post" || !idempotency) return await answer();
+  const url = new URL(c.req.url);
+  return await idempotency.run({
+    namespace: principal.namespace,
+    key: Idempotency.check(key),
+    // The body as sent: a retry sends the same bytes.
+    request: `POST ${url.pathname}${url.search}\n${read?.text ?? ""}`,
+    work: answer,
+  });
 }
 
 const ERROR_BODY = {
@@ -173,7 +212,10 @@ export function openApiDocument(
     for (const [status, description] of Object.entries(r.responses)) {
       responses[status] = { description };
     }
-    for (const [status, description] of Object.entries(ERROR_STATUSES)) {
+    const errors = r.method === "post"
+      ? { ...ERROR_STATUSES, ...POST_ERROR_STATUSES }
+      : ERROR_STATUSES;
+    for (const [status, description] of Object.entries(errors)) {
       if (r.access === "public" && (status === "401" || status === "403")) continue;
       responses[status] ??= {
         description,
@@ -186,7 +228,11 @@ export function openApiDocument(
       }`,
       summary: r.summary,
       tags: [r.tag],
-      parameters: [...parameters(r.params, "path"), ...parameters(r.query, "query")],
+      parameters: [
+        ...parameters(r.params, "path"),
+        ...parameters(r.query, "query"),
+        ...(r.method === "post" ? [IDEMPOTENCY_HEADER] : []),
+      ],
       responses,
       ...(r.access === "public" ? { security: [] } : { "x-cordon-access": r.access }),
     };
@@ -213,6 +259,21 @@ export function openApiDocument(
     security: [{ bearer: [] }],
   };
 }
+
+const IDEMPOTENCY_HEADER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Run once: a retry with the same key and body gets the first answer (kept 24 hours); the same key with another body is 422 idempotency_conflict",
+  schema: { type: "string", maxLength: MAX_IDEMPOTENCY_KEY_CHARS },
+};
+
+/** What every POST may also answer. */
+const POST_ERROR_STATUSES: Record<string, string> = {
+  "415": "No content-type: application/json (needed also without a body)",
+  "422": "The Idempotency-Key was used for another request (idempotency_conflict)",
+};
 
 const ERROR_STATUSES: Record<string, string> = {
   "400": "Invalid request (bad JSON, wrong types, bad parameters)",

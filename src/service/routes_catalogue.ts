@@ -94,13 +94,14 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
       params: snippetName,
       body: z.object({ input: z.unknown().optional(), ...runSettings }).strict(),
       responses: { 200: "The outcome", 202: "Running (wait: false)" },
-      handle: ({ params, body, principal }) => {
+      handle: ({ params, body, principal, started }) => {
         const { wait, input, namespace: ns, ...rest } = body;
         const options = { ...rest, namespace: namespaceFor(principal, ns) };
         return startRun(
           deps,
           (hooks) => runtime.runSnippet(params.name, input, options, hooks),
           wait,
+          started,
         );
       },
     }),

@@ -63,19 +63,21 @@ export async function startRun(
   deps: ServiceDeps,
   run: (hooks: { onStart(id: string): void }) => Promise<ExecuteResult>,
   wait: boolean | undefined,
+  started?: (executionId: string) => void,
 ): Promise<Response> {
   let startedId: string | undefined;
-  const started = Promise.withResolvers<string>();
+  const recorded = Promise.withResolvers<string>();
   const leave = await deps.gate.enter();
   const running = run({
     onStart: (executionId) => {
       startedId = executionId;
-      started.resolve(executionId);
+      started?.(executionId);
+      recorded.resolve(executionId);
     },
   });
   running.finally(leave).catch(() => {});
   if (wait === false) {
-    const first = await Promise.race([started.promise, running]);
+    const first = await Promise.race([recorded.promise, running]);
     if (typeof first === "string") {
       const bg = running.catch(() => {}).finally(() => deps.background.delete(bg));
       deps.background.add(bg);
@@ -123,12 +125,12 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: {
         200: "The outcome: completed, paused (with pending calls), error or rejected",
         202: "Recorded and running (wait: false); follow it by its events",
-        422: "Type errors in strict mode",
+        422: "Type errors in strict mode, or an Idempotency-Key used for another request",
       },
-      handle: ({ body, principal }) => {
+      handle: ({ body, principal, started }) => {
         const { wait, namespace: ns, ...rest } = body;
         const request: ExecuteRequest = { ...rest, namespace: namespaceFor(principal, ns) };
-        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait);
+        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait, started);
       },
     }),
     route({
@@ -206,7 +208,8 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "Nothing waits for approval" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.approve(params.id, body);
+        // A decision resumes the run: it takes a slot like a new run.
+        return await deps.gate.run(() => runtime.approve(params.id, body));
       },
     }),
     route({
@@ -223,7 +226,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "Nothing waits for a decision" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.reject(params.id, body);
+        return await deps.gate.run(() => runtime.reject(params.id, body));
       },
     }),
     route({
@@ -237,7 +240,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       responses: { 200: "The next outcome", 409: "That call does not wait for a value" },
       handle: async ({ params, body, principal }) => {
         await visibleExecution(runtime, principal, params.id);
-        return await runtime.resolve(params.id, body.seq, body.value);
+        return await deps.gate.run(() => runtime.resolve(params.id, body.seq, body.value));
       },
     }),
     route({

@@ -12,7 +12,7 @@ import { openApiConnector } from "../connectors/openapi/mod.ts";
 import type { Connector } from "../connectors/types.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../engine/mod.ts";
 import { CordonError } from "../errors.ts";
-import { openDb } from "../store/client.ts";
+import { type Db, openDb } from "../store/client.ts";
 import { migrate } from "../store/migrations.ts";
 import { VERSION } from "../version.ts";
 import { createApp } from "./app.ts";
@@ -27,6 +27,7 @@ import {
 import type { ServiceDeps } from "./deps.ts";
 import { EventLog } from "./event_log.ts";
 import { Gate } from "./gate.ts";
+import { Idempotency } from "./idempotency.ts";
 import { ApiKeys } from "./keys.ts";
 
 /** A running service. */
@@ -37,6 +38,8 @@ export interface Service extends AsyncDisposable {
   port: number;
   runtime: Runtime;
   keys: ApiKeys;
+  /** The live event logs behind event streams (bounded in bytes). */
+  events: EventLog;
   /** The database URL. */
   db: string;
   /** Whether requests need a key now. */
@@ -130,7 +133,9 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
 }
 
 /** Opens the key store beside the runtime's database (its own connection). */
-export async function openKeys(config: ServiceConfig): Promise<{ keys: ApiKeys; close(): void }> {
+export async function openKeys(
+  config: ServiceConfig,
+): Promise<{ keys: ApiKeys; db: Db; close(): void }> {
   const { db: url, dataDir } = databaseOf(config);
   if (url.startsWith("file:")) await Deno.mkdir(dataDir, { recursive: true });
   const db = await openDb(url, config.dbAuthToken);
@@ -140,7 +145,7 @@ export async function openKeys(config: ServiceConfig): Promise<{ keys: ApiKeys; 
     db.close();
     throw err;
   }
-  return { keys: new ApiKeys(db, config.keys ?? []), close: () => db.close() };
+  return { keys: new ApiKeys(db, config.keys ?? []), db, close: () => db.close() };
 }
 
 /** Starts the service with `config` (host, port and data already resolved by the caller). */
@@ -166,13 +171,15 @@ export async function startService(
     throw err;
   }
   const shutdown = new AbortController();
-  const events = new EventLog(runtime);
+  const events = new EventLog(runtime, { ...config.events });
   const deps: ServiceDeps = {
     runtime,
     events,
     keys: keyStore.keys,
     background: new Set(),
     gate: new Gate(config.concurrency?.maxRunning, config.concurrency?.maxQueued),
+    // The keys' connection: the same database as the runtime's, so keys outlive a restart.
+    idempotency: new Idempotency(keyStore.db, runtime),
     shutdown: shutdown.signal,
     startedAt: Date.now(),
     version: VERSION,
@@ -210,6 +217,7 @@ export async function startService(
     port: addr.port,
     runtime,
     keys: keyStore.keys,
+    events,
     db: runtimeOptions.db!,
     authRequired: async () => auth === "keys" || await keyStore.keys.any(),
     close() {

@@ -4,6 +4,9 @@
  * came after that id. An execution the log no longer holds (ended long ago,
  * or run by another process) is rebuilt from the store: its stored console
  * lines, its calls and its status, then followed by polling until it ends.
+ * A live stream whose record the log lets go (to keep its memory bound)
+ * continues from the store the same way, its ids after the ones it sent
+ * (events it already sent may come again then).
  *
  * @module
  */
@@ -38,8 +41,14 @@ export function eventStream(
     const onShutdown = () => stop.abort();
     deps.shutdown.addEventListener("abort", onShutdown);
     try {
-      if (record) await live(stream, record, lastId(lastEventId), stop.signal);
-      else await fromStore(deps, stream, details, lastId(lastEventId), stop.signal);
+      if (record) {
+        const sent = await live(stream, record, lastId(lastEventId), stop.signal);
+        if (sent === undefined) return;
+        const now = await deps.runtime.execution(details.executionId);
+        if (now) await fromStore(deps, stream, now, 0, stop.signal, sent);
+      } else {
+        await fromStore(deps, stream, details, lastId(lastEventId), stop.signal);
+      }
     } finally {
       deps.shutdown.removeEventListener("abort", onShutdown);
     }
@@ -59,44 +68,56 @@ function wait(ms: number, signal: AbortSignal, also?: Promise<void>): Promise<vo
   });
 }
 
+/**
+ * Sends `record`'s events after `after` until it ends; returns the last id sent when the record
+ * was evicted before the end (the caller continues from the store), else `undefined`.
+ */
 async function live(
   stream: SSEStreamingApi,
   record: EventRecord,
   after: number,
   signal: AbortSignal,
   base = 0,
-): Promise<void> {
+): Promise<number | undefined> {
   let sent = Math.max(0, after - base);
   while (!signal.aborted) {
+    if (record.evicted) return base + sent;
     const changed = record.changed();
     for (const e of record.events) {
       if (e.id <= sent) continue;
       await stream.writeSSE({ id: String(base + e.id), event: e.type, data: e.data });
       sent = e.id;
     }
-    if (record.ended) return;
+    if (record.ended) return undefined;
     const before = sent;
     await wait(KEEPALIVE_MS, signal, changed);
     if (!signal.aborted && sent === before && record.events.at(-1)?.id === sent) {
       await stream.write(": keepalive\n\n");
     }
   }
+  return undefined;
 }
 
-/** A snapshot of what the store holds, as numbered events. */
+/**
+ * What the store holds that this stream has not sent, as events: log lines after `read.logSeq`
+ * (each read once: a verbose run is not read again on every poll, nor remembered by key), then
+ * the start, calls and status, each with a key the caller sends once.
+ */
 async function snapshot(
   deps: ServiceDeps,
   d: ExecutionDetails,
-): Promise<{ type: string; data: unknown; key: string }[]> {
-  const events: { type: string; data: unknown; key: string }[] = [
+  read: { logSeq: number },
+): Promise<{ type: string; data: unknown; key?: string }[]> {
+  const events: { type: string; data: unknown; key?: string }[] = [
     { type: "started", data: { namespace: d.namespace }, key: "started" },
   ];
-  let cursor: string | undefined;
+  let cursor: string | undefined = read.logSeq > 0 ? String(read.logSeq) : undefined;
   do {
     const page = await deps.runtime.readLogs({ logRef: d.logRef, cursor, limit: 500 });
     for (const l of page.items) {
       const { seq, ...entry } = l;
-      events.push({ type: "log", data: { entry }, key: `log:${seq}` });
+      events.push({ type: "log", data: { entry } });
+      read.logSeq = Math.max(read.logSeq, seq);
     }
     cursor = page.nextCursor;
   } while (cursor);
@@ -121,14 +142,18 @@ async function fromStore(
   first: ExecutionDetails,
   after: number,
   signal: AbortSignal,
+  base = 0,
 ): Promise<void> {
   const seen = new Set<string>();
-  let nextId = 1;
+  const read = { logSeq: 0 };
+  let nextId = base + 1;
   let details: ExecutionDetails | undefined = first;
   while (details && !signal.aborted) {
-    for (const e of await snapshot(deps, details)) {
-      if (seen.has(e.key)) continue;
-      seen.add(e.key);
+    for (const e of await snapshot(deps, details, read)) {
+      if (e.key !== undefined) {
+        if (seen.has(e.key)) continue;
+        seen.add(e.key);
+      }
       const id = nextId++;
       if (id <= after) continue;
       await stream.writeSSE({
@@ -144,7 +169,9 @@ async function fromStore(
     if (record) {
       // It came back to life here (a decision in this process): the live log follows on, its
       // ids after the snapshot's.
-      return await live(stream, record, 0, signal, nextId - 1);
+      const sent = await live(stream, record, 0, signal, nextId - 1);
+      if (sent === undefined) return;
+      nextId = sent + 1;
     }
     await wait(POLL_MS, signal);
     details = await deps.runtime.execution(details.executionId);

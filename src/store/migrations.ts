@@ -198,6 +198,28 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
+  {
+    version: 8,
+    name: "idempotency keys of the service's POSTs",
+    statements: [
+      // One row per key a namespace used: the request it stands for (a hash), the process
+      // that holds it while the request runs, and the answer once there is one.
+      `CREATE TABLE idempotency_keys (
+        namespace TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        execution_id TEXT,
+        status INTEGER,
+        headers TEXT,
+        body TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, key)
+      )`,
+      "CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at)",
+    ],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

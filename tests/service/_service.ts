@@ -43,7 +43,10 @@ export async function openService(
     async call(method, path, body, headers = {}) {
       const res = await fetch(`${service.url}${path}`, {
         method,
-        headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
+        // A POST always says JSON, also without a body (the service refuses it otherwise).
+        headers: body === undefined && method !== "POST"
+          ? headers
+          : { "content-type": "application/json", ...headers },
         body: body === undefined
           ? undefined
           : typeof body === "string"
