@@ -92,6 +92,7 @@ export {
   type RunSnippetOptions,
   type Runtime,
   type RuntimeCapabilities,
+  type RuntimeHealth,
   type RuntimeOptions,
   type SandboxOptions,
   type SaveSnippetOptions,

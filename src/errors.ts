@@ -64,6 +64,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "method_not_allowed"
   | "too_many_requests"
+  // The store.
+  | "store_unavailable"
   | "internal";
 
 /** Every code, for validation and exhaustive tables. */
@@ -115,6 +117,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "unsupported_media_type",
   "method_not_allowed",
   "too_many_requests",
+  "store_unavailable",
   "internal",
 ];
 

@@ -107,6 +107,7 @@ export {
   type RedactOptions,
   type Runtime,
   type RuntimeCapabilities,
+  type RuntimeHealth,
   type RuntimeOptions,
   type SandboxOptions,
 } from "./runtime_types.ts";

@@ -315,6 +315,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       declarationHash: engine.parts.declarationHash,
       packages: { ...packages.allowed },
     }),
+    health: () => engine.closed ? { ok: false, reason: "the runtime is closed" } : db.health(),
     warm: async () => {
       await Promise.all([engine.warm(), packages.warm()]);
       if (typecheck !== "off") {

@@ -160,6 +160,9 @@ export interface SandboxOptions {
   allowPrivateNetwork?: boolean;
 }
 
+/** {@link Runtime.health}: ok, or the reason it cannot keep what it acknowledges. */
+export type RuntimeHealth = { ok: true } | { ok: false; reason: string };
+
 /** What this runtime can do on this host. */
 export interface RuntimeCapabilities {
   /** The Deno version of this process (children run `sandbox.denoPath`, the same by default). */
@@ -298,6 +301,13 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi, SessionsApi {
   checkConnector(name: string): Promise<ConnectorCheck>;
   /** What this runtime runs with on this host: versions, memory guard, pool and limits. */
   capabilities(): RuntimeCapabilities;
+  /**
+   * Whether this runtime can keep what it acknowledges. Not ok once closed, or once its store
+   * lost its database file (deleted, replaced, truncated) or reported a fatal error (disk
+   * full, I/O error, corruption); from then on every store operation fails
+   * `store_unavailable` until the process restarts. Cheap: one file check.
+   */
+  health(): RuntimeHealth;
   /**
    * Saves a file as the next version of `options.name` (version 1 for a new name). Throws
    * `invalid_request` for a bad name or media type and `limit_exceeded` past

@@ -12,7 +12,7 @@ import { openApiConnector } from "../connectors/openapi/mod.ts";
 import type { Connector } from "../connectors/types.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../engine/mod.ts";
 import { CordonError } from "../errors.ts";
-import { openDb } from "../store/client.ts";
+import { cannotOpen, openDb } from "../store/client.ts";
 import { migrate } from "../store/migrations.ts";
 import { VERSION } from "../version.ts";
 import { createApp } from "./app.ts";
@@ -132,7 +132,13 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
 /** Opens the key store beside the runtime's database (its own connection). */
 export async function openKeys(config: ServiceConfig): Promise<{ keys: ApiKeys; close(): void }> {
   const { db: url, dataDir } = databaseOf(config);
-  if (url.startsWith("file:")) await Deno.mkdir(dataDir, { recursive: true });
+  if (url.startsWith("file:")) {
+    try {
+      await Deno.mkdir(dataDir, { recursive: true });
+    } catch (err) {
+      throw cannotOpen(url, err);
+    }
+  }
   const db = await openDb(url, config.dbAuthToken);
   try {
     await migrate(db);
