@@ -138,6 +138,15 @@ async function openLocal(url: string): Promise<Db> {
       db.execute("PRAGMA journal_mode = WAL");
       db.execute("PRAGMA synchronous = NORMAL");
       db.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // A read-only file or directory may open fine and fail at the first write, deep in
+      // start-up; one write, rolled back, says so here in words an operator acts on.
+      const version = Number(db.execute("PRAGMA user_version").rows[0]?.user_version ?? 0);
+      db.execute("BEGIN IMMEDIATE");
+      try {
+        db.execute(`PRAGMA user_version = ${version}`);
+      } finally {
+        db.execute("ROLLBACK");
+      }
     }
     db.execute("PRAGMA foreign_keys = ON");
     guard = new StoreGuard(path === ":memory:" ? undefined : path);
