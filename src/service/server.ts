@@ -120,6 +120,7 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.packages ? { packages: config.packages } : {}),
     ...(config.sessions ? { sessions: config.sessions } : {}),
     ...(config.logs ? { logs: config.logs } : {}),
+    ...(config.retention ? { retention: config.retention } : {}),
     ...(config.workspaces ? { workspaces: config.workspaces } : {}),
     ...(config.artifacts ? { artifacts: config.artifacts } : {}),
     // Host-side secrets the config holds are redacted from logs without being listed again.
