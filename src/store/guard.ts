@@ -92,7 +92,8 @@ export class StoreGuard {
   }
 
   /**
-   * Checks that the file written to is still the database at its path, whole.
+   * Checks that the file written to is still the database at its path, whole. Reasons name
+   * no path: they reach API callers and the unauthenticated `/healthz`.
    * Throws `store_unavailable` (and stays lost) when it is not.
    */
   check(): void {
@@ -103,19 +104,21 @@ export class StoreGuard {
     try {
       reason = this.#problem(path, this.#file);
     } catch (err) {
-      reason = `its file cannot be checked (${err instanceof Error ? err.message : String(err)})`;
+      reason = `its database file cannot be checked (${
+        err instanceof Deno.errors.PermissionDenied ? "permission denied" : "stat failed"
+      })`;
     }
     if (reason !== undefined) this.lose(reason);
   }
 
   #problem(path: string, file: FileIdentity): string | undefined {
     const info = statOrNull(path);
-    if (info === null) return `its file ${path} was deleted`;
+    if (info === null) return "its database file was deleted";
     if (info.dev !== file.dev || (info.ino ?? 0) !== file.ino) {
-      return `its file ${path} was replaced by another file`;
+      return "its database file was replaced by another file";
     }
     if (info.size < this.#size) {
-      return `its file ${path} was truncated (${this.#size} → ${info.size} bytes)`;
+      return `its database file was truncated (${this.#size} → ${info.size} bytes)`;
     }
     this.#size = info.size;
     // The WAL holds the last commits until a checkpoint copies them into the file; it exists
@@ -124,9 +127,9 @@ export class StoreGuard {
     if (this.#wal === undefined) {
       if (wal !== null) this.#wal = identity(wal);
     } else if (wal === null) {
-      return `its write-ahead log ${path}-wal was deleted`;
+      return "its write-ahead log (-wal file) was deleted";
     } else if (wal.dev !== this.#wal.dev || (wal.ino ?? 0) !== this.#wal.ino) {
-      return `its write-ahead log ${path}-wal was replaced by another file`;
+      return "its write-ahead log (-wal file) was replaced by another file";
     }
     return undefined;
   }
