@@ -227,6 +227,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {
+    // A store that lost its file fails health (and every statement) within a beat, traffic
+    // or not.
+    db.health();
     sessions.sweep().catch(() => {});
     try {
       await engine.parts.executions.renewLeases(engine.nodeId, Date.now() + durability.leaseMs);

@@ -63,6 +63,15 @@ function statOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
+/**
+ * Writes between full checks, which look at the write-ahead log too. The
+ * database file is checked after every write (one `stat`, about 7 µs); its
+ * WAL only loses commits until the next checkpoint, so a second `stat` on
+ * every write would double the cost for a rarer loss. Health checks (and the
+ * runtime's heartbeat) check it as well.
+ */
+export const WAL_CHECK_EVERY = 32;
+
 /** Watches one store: its file (when it has one) and the errors its engine reports. */
 export class StoreGuard {
   readonly #path?: string;
@@ -70,6 +79,7 @@ export class StoreGuard {
   /** The largest size seen: the main file only grows (Cordon never runs VACUUM). */
   #size = 0;
   #wal?: FileIdentity;
+  #writes = 0;
   #lost?: string;
 
   /** `path`: the database file of an embedded store; none for `:memory:` and servers. */
@@ -92,17 +102,25 @@ export class StoreGuard {
   }
 
   /**
-   * Checks that the file written to is still the database at its path, whole. Reasons name
-   * no path: they reach API callers and the unauthenticated `/healthz`.
-   * Throws `store_unavailable` (and stays lost) when it is not.
+   * Checks that the file written to is still the database at its path, whole: after every
+   * write, and in full (the write-ahead log too) by {@link health} and every
+   * {@link WAL_CHECK_EVERY} writes. Reasons name no path: they reach API callers and the
+   * unauthenticated `/healthz`. Throws `store_unavailable` (and stays lost) when it is not.
    */
-  check(): void {
+  check(full = false): void {
     this.assertAvailable();
     const path = this.#path;
     if (path === undefined || this.#file === undefined) return;
     let reason: string | undefined;
     try {
-      reason = this.#problem(path, this.#file);
+      reason = this.#fileProblem(path, this.#file);
+      this.#writes++;
+      if (
+        reason === undefined &&
+        (full || this.#wal === undefined || this.#writes % WAL_CHECK_EVERY === 0)
+      ) {
+        reason = this.#walProblem(path);
+      }
     } catch (err) {
       reason = `its database file cannot be checked (${
         err instanceof Deno.errors.PermissionDenied ? "permission denied" : "stat failed"
@@ -111,7 +129,7 @@ export class StoreGuard {
     if (reason !== undefined) this.lose(reason);
   }
 
-  #problem(path: string, file: FileIdentity): string | undefined {
+  #fileProblem(path: string, file: FileIdentity): string | undefined {
     const info = statOrNull(path);
     if (info === null) return "its database file was deleted";
     if (info.dev !== file.dev || (info.ino ?? 0) !== file.ino) {
@@ -121,8 +139,14 @@ export class StoreGuard {
       return `its database file was truncated (${this.#size} → ${info.size} bytes)`;
     }
     this.#size = info.size;
-    // The WAL holds the last commits until a checkpoint copies them into the file; it exists
-    // from the first write until the last connection closes, and this one is still open.
+    return undefined;
+  }
+
+  /**
+   * The WAL holds the last commits until a checkpoint copies them into the file; it exists
+   * from the first write until the last connection closes, and this one is still open.
+   */
+  #walProblem(path: string): string | undefined {
     const wal = statOrNull(`${path}-wal`);
     if (this.#wal === undefined) {
       if (wal !== null) this.#wal = identity(wal);
@@ -156,7 +180,7 @@ export class StoreGuard {
   /** The store's health now: checks the file first, so a loss shows without a write. */
   health(): StoreHealth {
     try {
-      this.check();
+      this.check(true);
     } catch {
       // Recorded in #lost.
     }

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { CordonError } from "../../src/errors.ts";
 import { type Db, openDb } from "../../src/store/client.ts";
-import { fatalStoreCode, StoreGuard } from "../../src/store/guard.ts";
+import { fatalStoreCode, StoreGuard, WAL_CHECK_EVERY } from "../../src/store/guard.ts";
 
 async function fileStore(): Promise<{ db: Db; path: string } & AsyncDisposable> {
   const dir = await Deno.makeTempDir({ prefix: "cordon-guard-" });
@@ -69,10 +69,23 @@ Deno.test("openDb() file store: a file replaced by another fails the next write"
   await assertUnavailable(s.db.execute(insert("x")), /replaced by another file/);
 });
 
-Deno.test("openDb() file store: a deleted write-ahead log fails the next write", async () => {
+Deno.test("openDb() file store: a deleted write-ahead log fails health() at once and writes within WAL_CHECK_EVERY", async () => {
   await using s = await fileStore();
   await Deno.remove(`${s.path}-wal`);
-  await assertUnavailable(s.db.execute(insert("x")), /write-ahead log \(-wal file\) was deleted/);
+  const health = s.db.health();
+  assert.match(health.ok ? "" : health.reason, /write-ahead log \(-wal file\) was deleted/);
+  await assertUnavailable(s.db.execute(insert("x")), /write-ahead log/);
+});
+
+Deno.test("openDb() file store: a deleted write-ahead log is noticed by writes alone", async () => {
+  await using s = await fileStore();
+  await Deno.remove(`${s.path}-wal`);
+  let failure: unknown;
+  for (let i = 0; i <= WAL_CHECK_EVERY && failure === undefined; i++) {
+    await s.db.execute(insert(`row ${i}`)).catch((err) => failure = err);
+  }
+  assert.ok(failure instanceof CordonError && failure.code === "store_unavailable", `${failure}`);
+  assert.match(failure.message, /write-ahead log/);
 });
 
 Deno.test("openDb() file store: writes, reads and a constraint error leave a healthy store healthy", async () => {
