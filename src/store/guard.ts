@@ -63,8 +63,12 @@ function statOrNull(path: string): Deno.FileInfo | null {
   }
 }
 
+/** The first bytes of every SQLite database file. */
+const SQLITE_HEADER = new TextEncoder().encode("SQLite format 3\0");
+
 /**
- * Writes between full checks, which look at the write-ahead log too. The
+ * Writes between full checks, which read the file's header and look at the
+ * write-ahead log too. The
  * database file is checked after every write (one `stat`, about 7 µs); its
  * WAL only loses commits until the next checkpoint, so a second `stat` on
  * every write would double the cost for a rarer loss. Health checks (and the
@@ -115,10 +119,9 @@ export class StoreGuard {
     try {
       reason = this.#fileProblem(path, this.#file);
       this.#writes++;
-      if (
-        reason === undefined &&
-        (full || this.#wal === undefined || this.#writes % WAL_CHECK_EVERY === 0)
-      ) {
+      const periodic = this.#writes % WAL_CHECK_EVERY === 0;
+      if (reason === undefined && (full || periodic)) reason = this.#headerProblem(path);
+      if (reason === undefined && (full || periodic || this.#wal === undefined)) {
         reason = this.#walProblem(path);
       }
     } catch (err) {
@@ -140,6 +143,28 @@ export class StoreGuard {
     }
     this.#size = info.size;
     return undefined;
+  }
+
+  /**
+   * A file truncated and then grown back by a checkpoint has its old size again but zeros
+   * where its header was; SQLite would call it corrupt only at the next restart.
+   */
+  #headerProblem(path: string): string | undefined {
+    if (this.#size < SQLITE_HEADER.length) return undefined;
+    const head = new Uint8Array(SQLITE_HEADER.length);
+    const file = Deno.openSync(path, { read: true });
+    try {
+      let read = 0;
+      while (read < head.length) {
+        const n = file.readSync(head.subarray(read));
+        if (n === null || n === 0) break;
+        read += n;
+      }
+    } finally {
+      file.close();
+    }
+    if (head.every((b, i) => b === SQLITE_HEADER[i])) return undefined;
+    return "its database file was overwritten (its header is gone)";
   }
 
   /**

@@ -62,6 +62,16 @@ Deno.test("openDb() file store: a truncated file fails the next batch store_unav
   assert.equal(s.db.health().ok, false);
 });
 
+Deno.test("openDb() file store: a file overwritten in place (same size, header gone) fails health()", async () => {
+  await using s = await fileStore();
+  const file = await Deno.open(s.path, { write: true });
+  await file.write(new Uint8Array(100));
+  file.close();
+  const health = s.db.health();
+  assert.match(health.ok ? "" : health.reason, /overwritten/);
+  await assertUnavailable(s.db.execute(insert("x")), /overwritten/);
+});
+
 Deno.test("openDb() file store: a file replaced by another fails the next write", async () => {
   await using s = await fileStore();
   await Deno.rename(s.path, `${s.path}.moved`);
