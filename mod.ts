@@ -156,7 +156,7 @@ export {
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
-export { type Db, type DbResult, openDb } from "./src/store/client.ts";
+export { type Db, type DbResult, openDb, type StoreHealth } from "./src/store/client.ts";
 export type { RecoveryClass, RecoveryEntry } from "./src/store/sessions.ts";
 export {
   WORKSPACE_DEFAULTS,
