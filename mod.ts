@@ -43,6 +43,7 @@ export {
   type CodeBlock,
   type CodeRunner,
   createRedactor,
+  DEFAULT_EXECUTION_RETAIN_MS,
   DEFAULT_LOG_RETAIN_MS,
   executeCode,
   type ExecuteCodeRequest,
@@ -88,10 +89,13 @@ export {
   type LogPage,
   type PausedResult,
   type PendingAction,
+  type PruneExecutionsOptions,
+  type RetentionOptions,
   type RollbackReport,
   type RunSnippetOptions,
   type Runtime,
   type RuntimeCapabilities,
+  type RuntimeHealth,
   type RuntimeOptions,
   type SandboxOptions,
   type SaveSnippetOptions,
@@ -152,7 +156,7 @@ export {
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
-export { type Db, type DbResult, openDb } from "./src/store/client.ts";
+export { type Db, type DbResult, openDb, type StoreHealth } from "./src/store/client.ts";
 export type { RecoveryClass, RecoveryEntry } from "./src/store/sessions.ts";
 export {
   WORKSPACE_DEFAULTS,

@@ -65,6 +65,8 @@ export type ErrorCode =
   | "method_not_allowed"
   | "too_many_requests"
   | "idempotency_conflict"
+  // The store.
+  | "store_unavailable"
   | "internal";
 
 /** Every code, for validation and exhaustive tables. */
@@ -117,6 +119,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "method_not_allowed",
   "too_many_requests",
   "idempotency_conflict",
+  "store_unavailable",
   "internal",
 ];
 

@@ -83,6 +83,8 @@ export function executionsApi(engine: Engine): ExecutionsApi {
       try {
         page = await store.list({ status: o.status, namespace, limit, cursor: o.cursor });
       } catch (err) {
+        // A bad cursor is the caller's; a typed failure (a lost store) keeps its code.
+        if (err instanceof CordonError) throw err;
         throw new CordonError("invalid_request", (err as Error).message);
       }
       const items = page.items.map(summary);

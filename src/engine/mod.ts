@@ -97,6 +97,7 @@ export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./sess
 export { type RecoveryPage, type SessionsApi } from "./sessions_api.ts";
 export {
   DEFAULT_DURABILITY,
+  DEFAULT_EXECUTION_RETAIN_MS,
   DEFAULT_LOG_RETAIN_MS,
   DEFAULT_POOL_SIZE,
   type DurabilityOptions,
@@ -104,9 +105,12 @@ export {
   type ExecutionSummary,
   type LogOptions,
   type LogPage,
+  type PruneExecutionsOptions,
   type RedactOptions,
+  type RetentionOptions,
   type Runtime,
   type RuntimeCapabilities,
+  type RuntimeHealth,
   type RuntimeOptions,
   type SandboxOptions,
 } from "./runtime_types.ts";

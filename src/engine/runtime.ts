@@ -41,6 +41,7 @@ import { EventHub } from "./events.ts";
 import { executionsApi, readLogPage } from "./executions_api.ts";
 import { executeCode } from "./code_executor.ts";
 import { logRetainMs, pruneLogs, runtimeRedactor } from "./runtime_logs.ts";
+import { applyRetention, pruneExecutions, retentionSettings } from "./retention.ts";
 import { PackageSet } from "./packages/mod.ts";
 import { checkNamespace } from "./namespace.ts";
 import { configureLimits } from "./limits.ts";
@@ -100,6 +101,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const artifactBytes = artifactMaxBytes(options.artifacts);
   const redact = runtimeRedactor(options);
   const logRetain = logRetainMs(options.logs);
+  const retention = retentionSettings(options.retention);
   const durability = { ...DEFAULT_DURABILITY, ...options.durability };
   const sandbox = options.sandbox ?? {};
   const base = join(tmpdir(), "cordon");
@@ -225,6 +227,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   });
   await control.recoverInterrupted(engine);
   const heartbeat = setInterval(async () => {
+    // A store that lost its file fails health (and every statement) within a beat, traffic
+    // or not.
+    db.health();
     sessions.sweep().catch(() => {});
     try {
       await engine.parts.executions.renewLeases(engine.nodeId, Date.now() + durability.leaseMs);
@@ -236,6 +241,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const expiry = setInterval(() => {
     control.expirePaused(engine, { maxAgeMs: durability.expireAfterMs }).catch(() => {});
     pruneLogs(engine.parts.logs, { olderThanMs: logRetain }).catch(() => {});
+    applyRetention(db, retention).catch(() => {});
     sweepWorkspaces(workspaceRoot, workspaceRetainMs).catch(() => {});
     sessions.pruneStore().catch(() => {});
   }, durability.expireEveryMs);
@@ -276,12 +282,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...executionsApi(engine),
     ...sessionsApi(sessions, sessionStore),
     ...artifactsApi(new ArtifactStore(db), artifactBytes, closed),
-    pruneExecutions(o) {
-      if (!Number.isSafeInteger(o?.keep) || o.keep < 0) {
-        throw new CordonError("invalid_request", "pruneExecutions() needs keep ≥ 0");
-      }
-      return engine.parts.executions.prune(o.keep);
-    },
+    pruneExecutions: (o) => pruneExecutions(db, o),
     pruneLogs: (o) => pruneLogs(engine.parts.logs, o),
     executeCode: (request) => executeCode(codeRunner, request),
     expirePaused: (o) => control.expirePaused(engine, o),
@@ -315,6 +316,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       declarationHash: engine.parts.declarationHash,
       packages: { ...packages.allowed },
     }),
+    health: () => engine.closed ? { ok: false, reason: "the runtime is closed" } : db.health(),
     warm: async () => {
       await Promise.all([engine.warm(), packages.warm()]);
       if (typecheck !== "off") {

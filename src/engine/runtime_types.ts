@@ -67,6 +67,31 @@ export const DEFAULT_DURABILITY: Readonly<DurabilityOptions> = Object.freeze({
  */
 export const DEFAULT_LOG_RETAIN_MS = 7 * 24 * 60 * 60_000;
 
+/**
+ * How long an ended execution (its code, result, call log and console lines) is kept: a
+ * month covers looking back over the last billing period or incident, and an execution log
+ * that grows without end fills the disk of a busy service (then nothing more is recorded).
+ */
+export const DEFAULT_EXECUTION_RETAIN_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * Execution retention, applied every `durability.expireEveryMs` (hourly by default). Running
+ * and paused executions are never deleted; an ended one goes with its call log and console
+ * lines, in one transaction.
+ */
+export interface RetentionOptions {
+  /**
+   * Ended executions are deleted this long (ms) after they ended; default
+   * {@link DEFAULT_EXECUTION_RETAIN_MS} (30 days), `Infinity` keeps them.
+   */
+  executionsMaxAgeMs?: number;
+  /**
+   * Each namespace keeps at most this many ended executions, the newest; default `Infinity`
+   * (age alone decides).
+   */
+  executionsMaxPerNamespace?: number;
+}
+
 /** Console log retention. */
 export interface LogOptions {
   /**
@@ -137,6 +162,8 @@ export interface RuntimeOptions {
   redact?: RedactOptions;
   /** Console log retention. */
   logs?: LogOptions;
+  /** Execution retention: how long ended executions are kept, and how many per namespace. */
+  retention?: RetentionOptions;
   /** Workspaces: how long a kept one may sit unused before it is removed (default 7 days). */
   workspaces?: { retainMs?: number };
   /** Sessions: idle TTL, how many at once, and how much recovery history to keep. */
@@ -159,6 +186,19 @@ export interface SandboxOptions {
    */
   allowPrivateNetwork?: boolean;
 }
+
+/** What {@link Runtime.pruneExecutions} deletes; every rule is optional, at least one is needed. */
+export interface PruneExecutionsOptions {
+  /** Keep the newest this many ended executions in all. */
+  keep?: number;
+  /** Keep the newest this many ended executions in each namespace. */
+  keepPerNamespace?: number;
+  /** Delete ended executions that ended more than this long ago (ms). */
+  olderThanMs?: number;
+}
+
+/** {@link Runtime.health}: ok, or the reason it cannot keep what it acknowledges. */
+export type RuntimeHealth = { ok: true } | { ok: false; reason: string };
 
 /** What this runtime can do on this host. */
 export interface RuntimeCapabilities {
@@ -278,8 +318,13 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi, SessionsApi {
    * function that stops listening.
    */
   subscribe(listener: ExecutionListener): () => void;
-  /** Keeps the newest `keep` ended executions; returns how many were deleted. */
-  pruneExecutions(options: { keep: number }): Promise<number>;
+  /**
+   * Deletes ended executions with their call logs and console lines; returns how many. Each
+   * rule is optional (at least one is needed): `keep` the newest N in all, `keepPerNamespace`
+   * the newest N in each namespace, `olderThanMs` deletes those that ended longer ago. The
+   * runtime applies {@link RuntimeOptions.retention} the same way on its own.
+   */
+  pruneExecutions(options: PruneExecutionsOptions): Promise<number>;
   /**
    * Deletes the console lines of executions that ended more than `olderThanMs` ago (their
    * `readLogs` pages then say `expired: true`); returns how many lines were deleted.
@@ -298,6 +343,13 @@ export interface Runtime extends AsyncDisposable, DiscoveryApi, SessionsApi {
   checkConnector(name: string): Promise<ConnectorCheck>;
   /** What this runtime runs with on this host: versions, memory guard, pool and limits. */
   capabilities(): RuntimeCapabilities;
+  /**
+   * Whether this runtime can keep what it acknowledges. Not ok once closed, or once its store
+   * lost its database file (deleted, replaced, truncated) or reported a fatal error (disk
+   * full, I/O error, corruption); from then on every store operation fails
+   * `store_unavailable` until the process restarts. Cheap: one file check.
+   */
+  health(): RuntimeHealth;
   /**
    * Saves a file as the next version of `options.name` (version 1 for a new name). Throws
    * `invalid_request` for a bad name or media type and `limit_exceeded` past

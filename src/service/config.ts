@@ -98,6 +98,12 @@ export const configSchema = z.object({
     retainMs: z.number().int().positive().optional(),
   }).strict().optional(),
   logs: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
+  retention: z.object({
+    executionsMaxAgeMs: z.number().int().positive().optional()
+      .describe("Ended executions are deleted this long after they ended (default 30 days)"),
+    executionsMaxPerNamespace: z.number().int().positive().optional()
+      .describe("Each namespace keeps at most this many ended executions (default: no cap)"),
+  }).strict().optional(),
   workspaces: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
   artifacts: z.object({ maxBytes: z.number().int().positive().optional() }).strict().optional(),
   redact: z.object({

@@ -35,6 +35,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   not_supported: 501,
   connector_unavailable: 502,
   runtime_closed: 503,
+  store_unavailable: 503,
   internal: 500,
 };
 

@@ -196,18 +196,24 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
       summary: "Health",
       tag: "service",
       access: "public",
-      responses: { 200: "Up", 503: "Shutting down" },
+      responses: { 200: "Up", 503: "Shutting down, or the store lost its database" },
       handle: ({ c }) => {
         const caps = runtime.capabilities();
+        // A store that lost its file must not look healthy: a load balancer stops sending
+        // work that would be answered and then lost.
+        const health = deps.shutdown.aborted
+          ? { ok: false as const, reason: "the service is shutting down" }
+          : runtime.health();
         return c.json({
-          ok: !deps.shutdown.aborted,
+          ok: health.ok,
+          ...(health.ok ? {} : { reason: health.reason }),
           version: deps.version,
           uptimeMs: Date.now() - deps.startedAt,
           memoryGuard: caps.memoryGuard.kind,
           pool: caps.pool,
           load: deps.gate.load,
           declarationHash: caps.declarationHash,
-        }, deps.shutdown.aborted ? 503 : 200);
+        }, health.ok ? 200 : 503);
       },
     }),
   ];

@@ -12,7 +12,7 @@ import { openApiConnector } from "../connectors/openapi/mod.ts";
 import type { Connector } from "../connectors/types.ts";
 import { createRuntime, type Runtime, type RuntimeOptions } from "../engine/mod.ts";
 import { CordonError } from "../errors.ts";
-import { type Db, openDb } from "../store/client.ts";
+import { cannotOpen, type Db, openDb } from "../store/client.ts";
 import { migrate } from "../store/migrations.ts";
 import { VERSION } from "../version.ts";
 import { createApp } from "./app.ts";
@@ -123,6 +123,7 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.packages ? { packages: config.packages } : {}),
     ...(config.sessions ? { sessions: config.sessions } : {}),
     ...(config.logs ? { logs: config.logs } : {}),
+    ...(config.retention ? { retention: config.retention } : {}),
     ...(config.workspaces ? { workspaces: config.workspaces } : {}),
     ...(config.artifacts ? { artifacts: config.artifacts } : {}),
     // Host-side secrets the config holds are redacted from logs without being listed again.
@@ -137,7 +138,13 @@ export async function openKeys(
   config: ServiceConfig,
 ): Promise<{ keys: ApiKeys; db: Db; close(): void }> {
   const { db: url, dataDir } = databaseOf(config);
-  if (url.startsWith("file:")) await Deno.mkdir(dataDir, { recursive: true });
+  if (url.startsWith("file:")) {
+    try {
+      await Deno.mkdir(dataDir, { recursive: true });
+    } catch (err) {
+      throw cannotOpen(url, err);
+    }
+  }
   const db = await openDb(url, config.dbAuthToken);
   try {
     await migrate(db);

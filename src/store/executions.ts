@@ -7,6 +7,7 @@
 import type { ErrorInfo } from "../errors.ts";
 import type { Db } from "./client.ts";
 import { fromJson, toJson } from "./json.ts";
+import { pruneExecutions } from "./retention.ts";
 
 /** Where an execution is in its life. */
 export type ExecutionStatus =
@@ -208,19 +209,19 @@ export class ExecutionStore {
   }
 
   async delete(id: string): Promise<boolean> {
-    const rs = await this.db.execute({ sql: "DELETE FROM executions WHERE id = ?", args: [id] });
+    // The call log and lines go in the same transaction, explicitly: a libSQL server
+    // connection may not enforce ON DELETE CASCADE.
+    const [, , rs] = await this.db.batch([
+      { sql: "DELETE FROM calls WHERE execution_id = ?", args: [id] },
+      { sql: "DELETE FROM logs WHERE execution_id = ?", args: [id] },
+      { sql: "DELETE FROM executions WHERE id = ?", args: [id] },
+    ]);
     return rs.rowsAffected === 1;
   }
 
-  /** Deletes ended executions beyond the newest `keep`; returns how many. */
-  async prune(keep: number): Promise<number> {
-    const rs = await this.db.execute({
-      sql: `DELETE FROM executions WHERE status NOT IN ('running', 'paused') AND id NOT IN (
-              SELECT id FROM executions WHERE status NOT IN ('running', 'paused')
-              ORDER BY created_at DESC, id DESC LIMIT ?)`,
-      args: [keep],
-    });
-    return rs.rowsAffected;
+  /** Deletes ended executions beyond the newest `keep`, with their call logs; returns how many. */
+  prune(keep: number): Promise<number> {
+    return pruneExecutions(this.db, { keep });
   }
 
   /** Extends the lease of every running execution this owner holds. */

@@ -35,12 +35,25 @@ function toSql(value: InValue | undefined): unknown {
 export class LocalDb {
   readonly #db: Database.Database;
   readonly #prepared = new Map<string, { stmt: Prepared; reader: boolean }>();
+  readonly #afterWrite?: () => void;
 
-  constructor(path: string) {
+  /** Opens `path`; `afterWrite` runs after each committed write (the store's guard). */
+  constructor(path: string, afterWrite?: () => void) {
     this.#db = new Database(path);
+    this.#afterWrite = afterWrite;
   }
 
+  /**
+   * Runs one statement. `afterWrite` (given at construction) runs after a
+   * statement that writes, outside a transaction, before its result is returned.
+   */
   execute(stmt: InStatement): DbResult {
+    const { result, reader } = this.#run(stmt);
+    if (!reader && !this.#db.inTransaction) this.#afterWrite?.();
+    return result;
+  }
+
+  #run(stmt: InStatement): { result: DbResult; reader: boolean } {
     const { sql, args } = typeof stmt === "string" ? { sql: stmt, args: [] } : stmt;
     let cached = this.#prepared.get(sql);
     if (!cached) {
@@ -54,22 +67,25 @@ export class LocalDb {
     );
     // Like @libsql/client, the engine takes positional values as one array, named as an object.
     if (cached.reader) {
-      return { rows: cached.stmt.all(params) as Record<string, unknown>[], rowsAffected: 0 };
+      const rows = cached.stmt.all(params) as Record<string, unknown>[];
+      return { result: { rows, rowsAffected: 0 }, reader: true };
     }
-    return { rows: [], rowsAffected: cached.stmt.run(params).changes };
+    return { result: { rows: [], rowsAffected: cached.stmt.run(params).changes }, reader: false };
   }
 
-  /** Runs statements in one write transaction; all or nothing. */
+  /** Runs statements in one write transaction; all or nothing; `afterWrite` runs after the commit. */
   batch(stmts: InStatement[]): DbResult[] {
-    this.execute("BEGIN IMMEDIATE");
+    this.#run("BEGIN IMMEDIATE");
+    let out: DbResult[];
     try {
-      const out = stmts.map((s) => this.execute(s));
-      this.execute("COMMIT");
-      return out;
+      out = stmts.map((s) => this.#run(s).result);
+      this.#run("COMMIT");
     } catch (err) {
-      if (this.#db.inTransaction) this.execute("ROLLBACK");
+      if (this.#db.inTransaction) this.#run("ROLLBACK");
       throw err;
     }
+    this.#afterWrite?.();
+    return out;
   }
 
   close(): void {

@@ -199,6 +199,15 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 7,
+    name: "execution retention by end time",
+    statements: [
+      // Retention deletes ended executions by when they ended, hourly: without an index that is
+      // a scan of every execution, on the host's event loop.
+      "CREATE INDEX IF NOT EXISTS executions_ended ON executions (ended_at) WHERE ended_at IS NOT NULL",
+    ],
+  },
+  {
     version: 8,
     name: "idempotency keys of the service's POSTs",
     statements: [

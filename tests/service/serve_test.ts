@@ -184,6 +184,62 @@ Deno.test("deno task serve: a bad config, a bad port or a public address without
   }
 });
 
+/**
+ * A data directory this process cannot write: a read-only bind mount as root (root ignores
+ * modes), mode 0555 otherwise. A string says why it cannot be made here.
+ */
+async function readOnlyDir(seed: (dir: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "cordon-ro-" });
+  await seed(dir);
+  const run = (cmd: string, args: string[]) =>
+    new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).output()
+      .then((o) => o.success, () => false);
+  const root = Deno.uid() === 0;
+  if (root ? !(await run("mount", ["--bind", "-o", "ro", dir, dir])) : false) {
+    await Deno.remove(dir, { recursive: true });
+    return "mount --bind is not permitted in this container";
+  }
+  if (!root) await Deno.chmod(dir, 0o555);
+  return {
+    dir,
+    async [Symbol.asyncDispose]() {
+      if (root) await run("umount", ["-l", dir]);
+      else await Deno.chmod(dir, 0o755);
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+Deno.test("deno task serve: a read-only data directory exits 1 with a one-line error", async (t) => {
+  const { openDb } = await import("../../src/store/client.ts");
+  const { migrate } = await import("../../src/store/migrations.ts");
+  const seeds: Record<string, (dir: string) => Promise<void>> = {
+    "empty": async () => {},
+    "with a database": async (dir) => {
+      const db = await openDb(`file:${dir}/cordon.db`);
+      await migrate(db);
+      db.close();
+    },
+  };
+  for (const [name, seed] of Object.entries(seeds)) {
+    await t.step(name, async () => {
+      const ro = await readOnlyDir(seed);
+      if (typeof ro === "string") return console.log(`ignored: ${ro}`);
+      await using _ro = ro;
+      for (const dataDir of [ro.dir, `${ro.dir}/sub`]) {
+        const out = await task(["serve"], {
+          CORDON_DATA_DIR: dataDir,
+          CORDON_PORT: String(freePort()),
+        });
+        const stderr = new TextDecoder().decode(out.stderr);
+        assert.equal(out.code, 1, stderr);
+        assert.equal(stderr.trim().split("\n").length, 1, `one line, no stack trace: ${stderr}`);
+        assert.match(stderr, /^cordon: Cannot open database .*(read-only|not writable)/);
+      }
+    });
+  }
+});
+
 Deno.test("a JSON config adds limits, pool and builtins; a TypeScript one adds connectors", async () => {
   const { loadConfigFile } = await import("../../src/service/config.ts");
   const { runtimeOptionsOf } = await import("../../src/service/server.ts");
