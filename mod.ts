@@ -150,6 +150,7 @@ export {
   type SourceLocation,
 } from "./src/errors.ts";
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
+export { type OrphanGuardKind } from "./src/sandbox/orphan_guard.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
 export { type Db, type DbResult, openDb } from "./src/store/client.ts";

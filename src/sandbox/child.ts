@@ -11,6 +11,7 @@ import { type FrameFault, FrameWriter, readFrames } from "../rpc/framing.ts";
 import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
 import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
+import type { OrphanGuard } from "./orphan_guard.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
 import { sha256Hex } from "../hash.ts";
@@ -32,6 +33,8 @@ export interface ChildEnvironment {
   allowPrivateNetwork: boolean;
   /** The host's own addresses, denied to children that may reach allowed hosts. */
   denyAddresses?: readonly string[];
+  /** Ties each child's life to the host's (absent: children are started unguarded). */
+  orphanGuard?: OrphanGuard;
 }
 
 /** Per-child stream limits, fixed at spawn. */
@@ -198,10 +201,11 @@ export class SandboxChild {
       denyAddresses: env.denyAddresses,
     });
     const group = await env.memoryGuard.create(options.memoryBytes);
+    const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
     let process: Deno.ChildProcess;
     try {
-      process = new Deno.Command(env.denoPath, {
-        args,
+      process = new Deno.Command(command.program, {
+        args: command.args,
         cwd: env.cwd,
         clearEnv: true,
         env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },

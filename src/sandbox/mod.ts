@@ -22,6 +22,16 @@ export {
 } from "./child.ts";
 export { childArgs, type ChildArgsOptions } from "./flags.ts";
 export {
+  type CommandLine,
+  detectOrphanGuard,
+  type DetectOrphanGuardOptions,
+  noOrphanGuard,
+  type OrphanGuard,
+  type OrphanGuardKind,
+  PARENT_DEATH_SIGNAL,
+  SETPRIV_PATHS,
+} from "./orphan_guard.ts";
+export {
   DENIED_NET_RANGES,
   MAX_NET_ALLOW_HOSTS,
   normalizeNetAllow,
