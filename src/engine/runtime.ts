@@ -16,6 +16,7 @@ import { newId } from "../ids.ts";
 import { hostDeniedAddresses } from "../sandbox/policy.ts";
 import { detectMemoryGuard } from "../sandbox/cgroup.ts";
 import { detectOrphanGuard } from "../sandbox/orphan_guard.ts";
+import { sweepDeadRuns } from "../sandbox/run_ledger.ts";
 import { guestEntry } from "../sandbox/guest_files.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { ArtifactStore } from "../store/artifacts.ts";
@@ -142,6 +143,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     // Finding the memory guard also sweeps the control groups dead hosts left.
     memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
     orphanGuard = await detectOrphanGuard();
+    // Then what the runs of dead hosts stored under their --location (their children are gone).
+    await sweepDeadRuns(denoDir);
   } catch (err) {
     // Nothing started may outlive a runtime that was never returned.
     await closeConnectors(connectors);

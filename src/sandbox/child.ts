@@ -12,6 +12,7 @@ import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer
 import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
 import type { OrphanGuard } from "./orphan_guard.ts";
+import { forgetRun, noteRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
 import { sha256Hex } from "../hash.ts";
@@ -172,6 +173,7 @@ export class SandboxChild {
       const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
       if (group) await group.remove().catch(() => {});
       await wipeLocationData(options.env.denoDir, this.#runId);
+      await forgetRun(options.env.denoDir, this.#runId);
       const exit: ChildExit = {
         code: status.code,
         signal: status.signal,
@@ -202,6 +204,8 @@ export class SandboxChild {
     });
     const group = await env.memoryGuard.create(options.memoryBytes);
     const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
+    // Noted before it starts: should this host die, the next one wipes the run's storage.
+    await noteRun(env.denoDir, runId);
     let process: Deno.ChildProcess;
     try {
       process = new Deno.Command(command.program, {
@@ -215,6 +219,7 @@ export class SandboxChild {
       }).spawn();
     } catch (err) {
       await group?.remove();
+      await forgetRun(env.denoDir, runId);
       throw err;
     }
     if (group) {
@@ -228,6 +233,7 @@ export class SandboxChild {
         } catch { /* already gone */ }
         await process.status;
         await group.remove();
+        await forgetRun(env.denoDir, runId);
         throw err;
       }
     }

@@ -20,7 +20,7 @@ export {
   SandboxChild,
   type SpawnChildOptions,
 } from "./child.ts";
-export { childArgs, type ChildArgsOptions } from "./flags.ts";
+export { childArgs, type ChildArgsOptions, runLocation } from "./flags.ts";
 export {
   type CommandLine,
   detectOrphanGuard,

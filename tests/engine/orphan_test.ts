@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createRuntime } from "../../mod.ts";
+import { locationDataDirs } from "../../src/sandbox/run_ledger.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../fixtures/orphan_host.ts", import.meta.url));
@@ -23,6 +26,10 @@ interface Started {
   event: "started" | "no-cgroups";
   pids: number[];
   reason?: string;
+  /** The sandbox child's command line (spin). */
+  cmd?: string;
+  /** The script stored something in localStorage (spin). */
+  stored?: boolean;
 }
 
 /** Starts the fixture host in `mode` and reads its one report line. */
@@ -74,6 +81,15 @@ function stat(pid: number): string[] | undefined {
 
 const alive = (pid: number) => stat(pid) !== undefined;
 
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** CPU clock ticks `pid` has used (user + system). */
 function cpuTicks(pid: number): number {
   const fields = stat(pid);
@@ -110,7 +126,10 @@ function reap(pids: number[]): void {
 }
 
 /** Runs `mode`'s host, checks what it started is alive, kills the host, and expects it gone. */
-async function assertDiesWithHost(mode: string, before?: (pids: number[]) => Promise<void>) {
+async function assertDiesWithHost(
+  mode: string,
+  before?: (pids: number[]) => Promise<void>,
+): Promise<Started> {
   const { host, report } = await startHost(mode);
   const pids = report.pids;
   try {
@@ -119,6 +138,7 @@ async function assertDiesWithHost(mode: string, before?: (pids: number[]) => Pro
     await before?.(pids);
     await killHost(host);
     await poll(`the ${mode} host's children to die`, ORPHAN_GONE_MS, () => !pids.some(alive));
+    return report;
   } finally {
     try {
       host.kill("SIGKILL");
@@ -128,12 +148,20 @@ async function assertDiesWithHost(mode: string, before?: (pids: number[]) => Pro
   }
 }
 
-Deno.test("a sandbox child spinning in while (true) {} dies with its SIGKILLed host", async () => {
-  await assertDiesWithHost("spin", async ([pid]) => {
+Deno.test("a sandbox child spinning in while (true) {} dies with its SIGKILLed host; the next host wipes its storage", async () => {
+  const report = await assertDiesWithHost("spin", async ([pid]) => {
     // It is spinning (CPU time grows), so it will never read its closed stdin.
     const start = cpuTicks(pid);
     await poll("the child to spin", 10_000, () => cpuTicks(pid) - start >= 20);
   });
+  const runId = /--location=https:\/\/run-([0-9a-f-]{36})\.invalid/.exec(report.cmd ?? "")?.[1];
+  assert.ok(runId, "the child runs at its own --location");
+  const [storage] = await locationDataDirs(join(tmpdir(), "cordon", "deno"), runId);
+  if (report.stored) {
+    assert.ok(await exists(storage), "the dead host left the run's localStorage");
+  }
+  await using _runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
+  assert.equal(await exists(storage), false, "a starting host wipes it");
 });
 
 Deno.test("an idle warm-pool child dies with its SIGKILLed host", async () => {
