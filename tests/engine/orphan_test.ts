@@ -156,10 +156,10 @@ Deno.test("a sandbox child spinning in while (true) {} dies with its SIGKILLed h
   });
   const runId = /--location=https:\/\/run-([0-9a-f-]{36})\.invalid/.exec(report.cmd ?? "")?.[1];
   assert.ok(runId, "the child runs at its own --location");
+  // Should the sandbox ever lose localStorage, a run has nothing there to leave.
+  if (!report.stored) return;
+  // Not checked before the sweep: with --parallel, another file's runtime may sweep first.
   const [storage] = await locationDataDirs(join(tmpdir(), "cordon", "deno"), runId);
-  if (report.stored) {
-    assert.ok(await exists(storage), "the dead host left the run's localStorage");
-  }
   await using _runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
   assert.equal(await exists(storage), false, "a starting host wipes it");
 });
@@ -188,8 +188,8 @@ Deno.test("a starting runtime kills what runs in a dead host's cgroup and remove
     await killHost(host);
     // Started without the orphan guard, it outlives its host: the leak a sweep must close.
     assert.ok(alive(pid));
-    await using runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
-    assert.match(runtime.capabilities().memoryGuard.reason, /swept \d+ group/);
+    // Whichever runtime starts next sweeps it (with --parallel, maybe another file's).
+    await using _runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
     await poll("the dead host's process to be killed", ORPHAN_GONE_MS, () => !alive(pid));
     for (const dir of groups) {
       await assert.rejects(Deno.stat(dir), Deno.errors.NotFound, `${dir} is removed`);
