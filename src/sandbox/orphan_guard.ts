@@ -64,8 +64,11 @@ function candidates(): string[] {
   return [...new Set(out)];
 }
 
-/** True when `path` runs a program under `--pdeathsig` (older util-linux lacks the flag). */
-async function works(path: string): Promise<boolean> {
+/**
+ * Whether `path` runs a program under `--pdeathsig` (older util-linux lacks
+ * the flag): `true`, or why not when it is worth saying.
+ */
+async function works(path: string): Promise<true | string | undefined> {
   try {
     const { success } = await new Deno.Command(path, {
       args: ["--pdeathsig", PARENT_DEATH_SIGNAL, "--", path, "--version"],
@@ -74,9 +77,10 @@ async function works(path: string): Promise<boolean> {
       stdout: "null",
       stderr: "null",
     }).output();
-    return success;
-  } catch {
-    return false;
+    return success || `${path} refused --pdeathsig`;
+  } catch (err) {
+    // A host allowed to run only some programs (--allow-run=deno) says so here.
+    return err instanceof Deno.errors.NotCapable ? `not allowed to run ${path}` : undefined;
   }
 }
 
@@ -98,16 +102,20 @@ export function noOrphanGuard(reason: string): OrphanGuard {
 
 async function detect(paths: readonly string[]): Promise<OrphanGuard> {
   if (Deno.build.os !== "linux") return noOrphanGuard("parent-death signals are Linux only");
+  const problems: string[] = [];
   for (const path of paths) {
     try {
       if (!(await Deno.stat(path)).isFile) continue;
     } catch {
       continue;
     }
-    if (await works(path)) return pdeathsig(path);
+    const result = await works(path);
+    if (result === true) return pdeathsig(path);
+    if (result) problems.push(result);
   }
   return noOrphanGuard(
-    `no setpriv with --pdeathsig (util-linux ≥ 2.33) in ${paths.join(", ")}: ` +
+    `no setpriv with --pdeathsig (util-linux ≥ 2.33) in ${paths.join(", ")}` +
+      `${problems.length ? ` (${problems.join("; ")})` : ""}: ` +
       "a child that spins when the host dies lives on until a starting host sweeps its cgroup",
   );
 }

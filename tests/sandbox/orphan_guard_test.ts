@@ -61,6 +61,29 @@ Deno.test("detectOrphanGuard() without a usable setpriv starts children as they 
   assert.equal(noOrphanGuard("off").kind, "none");
 });
 
+Deno.test("detectOrphanGuard() in a host not allowed to run setpriv falls back and says why", async () => {
+  if (!hasSetpriv()) return;
+  const module = new URL("../../src/sandbox/orphan_guard.ts", import.meta.url).href;
+  const script = await Deno.makeTempFile({ prefix: "cordon-guard-", suffix: ".ts" });
+  try {
+    await Deno.writeTextFile(
+      script,
+      `import { detectOrphanGuard } from ${JSON.stringify(module)};
+       console.log(JSON.stringify(await detectOrphanGuard()));`,
+    );
+    const { stdout, success } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-prompt", "--allow-read", "--allow-run=deno", script],
+      stderr: "inherit",
+    }).output();
+    assert.ok(success);
+    const guard = JSON.parse(new TextDecoder().decode(stdout));
+    assert.equal(guard.kind, "none");
+    assert.match(guard.reason, /not allowed to run \/.*setpriv/);
+  } finally {
+    await Deno.remove(script);
+  }
+});
+
 Deno.test("a guarded child outlives the host's idle thread pools: only the host's death ends it", async () => {
   // PR_SET_PDEATHSIG fires when the parent *thread* exits. Deno forks from the thread that calls
   // spawn() (the main thread); were it a worker thread of a pool, that thread would end after

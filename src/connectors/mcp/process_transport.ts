@@ -106,9 +106,10 @@ export class ProcessTransport implements Transport {
     // The server dies with the host (the wrapper `setpriv` runs; a missing command must still
     // fail here, as it would without the wrapper).
     const guard = await detectOrphanGuard();
-    const line = guard.kind === "none"
-      ? { program: command, args }
-      : guard.wrap(await findProgram(command, childEnv.PATH, cwd), args);
+    const program = guard.kind === "none"
+      ? undefined
+      : await findProgram(command, childEnv.PATH, cwd);
+    const line = program === undefined ? { program: command, args } : guard.wrap(program, args);
     if (this.#child) throw new Error("The server process was already started");
     const child = new Deno.Command(line.program, {
       args: line.args,
@@ -220,22 +221,31 @@ function pump(reader: ReadableStreamDefaultReader<Uint8Array>, onChunk: (c: Uint
 
 /**
  * The path `command` runs as: looked up in the server's own `PATH` like
- * `execvp` would, or relative to `cwd`. Throws `NotFound` as a spawn would.
+ * `execvp` would, or relative to `cwd`. Throws `NotFound` as a spawn would;
+ * `undefined` when this host may not look (it then starts the command as given).
  */
-async function findProgram(command: string, path: string | undefined, cwd?: string) {
-  const base = cwd ?? Deno.cwd();
-  const tries = command.includes("/")
-    ? [command.startsWith("/") ? command : `${base}/${command}`]
-    : (path ?? "/usr/local/bin:/usr/bin:/bin").split(":").map((dir) =>
-      `${dir.startsWith("/") ? dir : `${base}/${dir || "."}`}/${command}`
-    );
-  for (const candidate of tries) {
-    try {
-      const info = await Deno.stat(candidate);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch {
-      // Not here.
+async function findProgram(
+  command: string,
+  path: string | undefined,
+  cwd?: string,
+): Promise<string | undefined> {
+  try {
+    const base = cwd ?? Deno.cwd();
+    const tries = command.includes("/")
+      ? [command.startsWith("/") ? command : `${base}/${command}`]
+      : (path ?? "/usr/local/bin:/usr/bin:/bin").split(":").map((dir) =>
+        `${dir.startsWith("/") ? dir : `${base}/${dir || "."}`}/${command}`
+      );
+    for (const candidate of tries) {
+      try {
+        const info = await Deno.stat(candidate);
+        if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      }
     }
+  } catch {
+    return undefined;
   }
   throw new Deno.errors.NotFound(`Failed to spawn '${command}': not found`);
 }
