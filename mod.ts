@@ -154,6 +154,7 @@ export {
   type SourceLocation,
 } from "./src/errors.ts";
 export { type MemoryGuardKind } from "./src/sandbox/cgroup.ts";
+export { type OrphanGuardKind } from "./src/sandbox/orphan_guard.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
 export { type Db, type DbResult, openDb, type StoreHealth } from "./src/store/client.ts";

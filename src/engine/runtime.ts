@@ -15,6 +15,8 @@ import { CordonError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import { hostDeniedAddresses } from "../sandbox/policy.ts";
 import { detectMemoryGuard } from "../sandbox/cgroup.ts";
+import { detectOrphanGuard } from "../sandbox/orphan_guard.ts";
+import { sweepDeadRuns } from "../sandbox/run_ledger.ts";
 import { guestEntry } from "../sandbox/guest_files.ts";
 import type { ChildEnvironment } from "../sandbox/child.ts";
 import { ArtifactStore } from "../store/artifacts.ts";
@@ -138,8 +140,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     throw err;
   }
   let memoryGuard;
+  let orphanGuard;
   try {
+    // Finding the memory guard also sweeps the control groups dead hosts left.
     memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
+    orphanGuard = await detectOrphanGuard();
+    // Then what the runs of dead hosts stored under their --location (their children are gone).
+    await sweepDeadRuns(denoDir);
   } catch (err) {
     // Nothing started may outlive a runtime that was never returned.
     await closeConnectors(connectors);
@@ -152,6 +159,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     denoDir,
     cwd,
     memoryGuard,
+    orphanGuard,
     allowPrivateNetwork: sandbox.allowPrivateNetwork ?? false,
     denyAddresses: hostDeniedAddresses(),
   };
@@ -306,6 +314,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       deno: Deno.version.deno,
       transpiler: "sucrase",
       memoryGuard: { kind: memoryGuard.kind, reason: memoryGuard.reason },
+      orphanGuard: { kind: orphanGuard.kind, reason: orphanGuard.reason },
       pool: { size: options.pool?.size ?? DEFAULT_POOL_SIZE, idle: engine.poolIdle },
       limits: { ...defaults },
       maxLimits: { ...maxima },

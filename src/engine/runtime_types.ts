@@ -7,6 +7,7 @@
 import type { HttpConnectorOptions, StateConnectorOptions } from "../connectors/builtin/mod.ts";
 import type { Connector, ConnectorCheck, ConnectorInfo } from "../connectors/types.ts";
 import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
+import type { OrphanGuardKind } from "../sandbox/orphan_guard.ts";
 import type { ExecutionStatus } from "../store/executions.ts";
 import type {
   ArtifactContent,
@@ -208,6 +209,11 @@ export interface RuntimeCapabilities {
   transpiler: "sucrase";
   /** What bounds a child's memory on this host, and why that guard was chosen. */
   memoryGuard: { kind: MemoryGuardKind; reason: string };
+  /**
+   * What kills a child when this process dies (`pdeathsig`: the kernel, at
+   * once; `none`: a child that spins lives on until a starting host sweeps it).
+   */
+  orphanGuard: { kind: OrphanGuardKind; reason: string };
   /** Children the warm pool keeps (`size`) and how many wait now (`idle`). */
   pool: { size: number; idle: number };
   /** What an execution gets when it asks for nothing. */

@@ -9,6 +9,7 @@
  * @module
  */
 import { join } from "node:path";
+import { type GroupSweep, parentGroupName, sweepDeadGroups } from "./cgroup_sweep.ts";
 
 /** Which guard bounds a child's memory. */
 export type MemoryGuardKind = "cgroup-v2" | "cgroup-v1" | "heap-only";
@@ -97,9 +98,10 @@ function nextName(): string {
   return `c${++counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
-/** A parent group of its own for each guard, so runtimes in one process never share one. */
-function parentName(): string {
-  return `cordon-${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+/** Says what a sweep removed, for the guard's reason. */
+function sweptText(sweep: GroupSweep): string {
+  if (sweep.groups === 0 && sweep.processes === 0) return "";
+  return `; swept ${sweep.groups} group(s) of dead hosts, killing ${sweep.processes} process(es)`;
 }
 
 async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string> {
@@ -112,7 +114,9 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
   if (!/\bmemory\b/.test(controllers) || !/\bpids\b/.test(controllers)) {
     return `cgroup v2 offers "${controllers.trim()}" here, not memory and pids`;
   }
-  const parent = join(here, parentName());
+  // A dead host's groups sit beside the one this host makes.
+  const swept = await sweepDeadGroups(here);
+  const parent = join(here, parentGroupName());
   try {
     await Deno.mkdir(parent, { recursive: true });
     await write(join(parent, "cgroup.subtree_control"), "+memory +pids");
@@ -122,7 +126,7 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
   }
   return {
     kind: "cgroup-v2",
-    reason: `cgroup v2 at ${parent}`,
+    reason: `cgroup v2 at ${parent}${sweptText(swept)}`,
     async create(memoryBytes) {
       const dir = join(parent, nextName());
       await Deno.mkdir(dir);
@@ -152,7 +156,13 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
   const memRel = self.get("memory");
   const pidsRel = self.get("pids");
   if (memRel === undefined) return "no cgroup v1 memory controller for this process";
-  const name = parentName();
+  const swept = await sweepDeadGroups(join(CGROUP_ROOT, "memory", memRel));
+  if (pidsRel !== undefined) {
+    const pids = await sweepDeadGroups(join(CGROUP_ROOT, "pids", pidsRel));
+    swept.groups += pids.groups;
+    swept.processes += pids.processes;
+  }
+  const name = parentGroupName();
   const memParent = join(CGROUP_ROOT, "memory", memRel, name);
   const pidsParent = pidsRel === undefined ? undefined : join(CGROUP_ROOT, "pids", pidsRel, name);
   try {
@@ -171,7 +181,9 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
   const pidsOk = pidsParent !== undefined && (await exists(pidsParent));
   return {
     kind: "cgroup-v1",
-    reason: `cgroup v1 at ${memParent}${pidsOk ? " (with pids)" : " (no pids controller)"}`,
+    reason: `cgroup v1 at ${memParent}${pidsOk ? " (with pids)" : " (no pids controller)"}${
+      sweptText(swept)
+    }`,
     async create(memoryBytes) {
       const name = nextName();
       const mem = join(memParent, name);

@@ -11,6 +11,8 @@ import { type FrameFault, FrameWriter, readFrames } from "../rpc/framing.ts";
 import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
 import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
+import type { OrphanGuard } from "./orphan_guard.ts";
+import { forgetRun, noteRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
 import { sha256Hex } from "../hash.ts";
@@ -32,6 +34,8 @@ export interface ChildEnvironment {
   allowPrivateNetwork: boolean;
   /** The host's own addresses, denied to children that may reach allowed hosts. */
   denyAddresses?: readonly string[];
+  /** Ties each child's life to the host's (absent: children are started unguarded). */
+  orphanGuard?: OrphanGuard;
 }
 
 /** Per-child stream limits, fixed at spawn. */
@@ -169,6 +173,7 @@ export class SandboxChild {
       const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
       if (group) await group.remove().catch(() => {});
       await wipeLocationData(options.env.denoDir, this.#runId);
+      await forgetRun(options.env.denoDir, this.#runId);
       const exit: ChildExit = {
         code: status.code,
         signal: status.signal,
@@ -198,10 +203,13 @@ export class SandboxChild {
       denyAddresses: env.denyAddresses,
     });
     const group = await env.memoryGuard.create(options.memoryBytes);
+    const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
+    // Noted before it starts: should this host die, the next one wipes the run's storage.
+    await noteRun(env.denoDir, runId);
     let process: Deno.ChildProcess;
     try {
-      process = new Deno.Command(env.denoPath, {
-        args,
+      process = new Deno.Command(command.program, {
+        args: command.args,
         cwd: env.cwd,
         clearEnv: true,
         env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
@@ -211,6 +219,7 @@ export class SandboxChild {
       }).spawn();
     } catch (err) {
       await group?.remove();
+      await forgetRun(env.denoDir, runId);
       throw err;
     }
     if (group) {
@@ -224,6 +233,7 @@ export class SandboxChild {
         } catch { /* already gone */ }
         await process.status;
         await group.remove();
+        await forgetRun(env.denoDir, runId);
         throw err;
       }
     }

@@ -22,6 +22,11 @@ export interface ChildArgsOptions {
   denyAddresses?: readonly string[];
 }
 
+/** The `--location` a run gets: unique, so its `localStorage` and `caches` are its own. */
+export function runLocation(runId: string): string {
+  return `https://run-${runId}.invalid`;
+}
+
 /** The arguments after `deno` for one sandbox child. */
 export function childArgs(options: ChildArgsOptions): string[] {
   const { policy } = options;
@@ -55,7 +60,7 @@ export function childArgs(options: ChildArgsOptions): string[] {
     }
   }
   args.push(
-    `--location=https://run-${options.runId}.invalid`,
+    `--location=${runLocation(options.runId)}`,
     `--v8-flags=--max-old-space-size=${policy.heapMiB}`,
     options.guestEntry,
   );

@@ -20,7 +20,17 @@ export {
   SandboxChild,
   type SpawnChildOptions,
 } from "./child.ts";
-export { childArgs, type ChildArgsOptions } from "./flags.ts";
+export { childArgs, type ChildArgsOptions, runLocation } from "./flags.ts";
+export {
+  type CommandLine,
+  detectOrphanGuard,
+  type DetectOrphanGuardOptions,
+  noOrphanGuard,
+  type OrphanGuard,
+  type OrphanGuardKind,
+  PARENT_DEATH_SIGNAL,
+  SETPRIV_PATHS,
+} from "./orphan_guard.ts";
 export {
   DENIED_NET_RANGES,
   MAX_NET_ALLOW_HOSTS,

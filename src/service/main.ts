@@ -26,6 +26,7 @@ export function banner(service: Service, authRequired: boolean): string {
     `cordon ${VERSION} listening on ${service.url}`,
     `  data:         ${service.db.replace(/^file:/, "")}`,
     `  memory guard: ${caps.memoryGuard.kind} (${caps.memoryGuard.reason})`,
+    `  orphan guard: ${caps.orphanGuard.kind} (${caps.orphanGuard.reason})`,
     `  connectors:   ${connectors.join(", ") || "none"}`,
     `  auth:         ${auth}`,
     `  API:          ${service.url}/openapi.json · MCP: ${service.url}/mcp`,

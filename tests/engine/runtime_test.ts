@@ -474,6 +474,8 @@ Deno.test("capabilities() reports the memory guard, pool and limits", async () =
     const caps = rt.capabilities();
     assert.ok(["cgroup-v2", "cgroup-v1", "heap-only"].includes(caps.memoryGuard.kind));
     assert.ok(caps.memoryGuard.reason.length > 0);
+    assert.ok(["pdeathsig", "none"].includes(caps.orphanGuard.kind));
+    assert.match(caps.orphanGuard.reason, /setpriv|Linux/);
     assert.equal(caps.pool.size, 1);
     assert.equal(caps.deno, Deno.version.deno);
     assert.equal(caps.limits.timeoutMs, 30_000);

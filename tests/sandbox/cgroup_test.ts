@@ -21,7 +21,7 @@ Deno.test("detectMemoryGuard('auto') makes groups that hold a process, when the 
   try {
     await group.add(sleeper.pid);
     const self = await Deno.readTextFile(`/proc/${sleeper.pid}/cgroup`);
-    assert.match(self, /cordon-\d+-[0-9a-f]{8}\/c\d+-/);
+    assert.match(self, /cordon-\d+-\d+-\d+-[0-9a-f]{8}\/c\d+-/);
     assert.equal(await group.oomKilled(), false);
   } finally {
     sleeper.kill("SIGKILL");

@@ -101,6 +101,7 @@ Deno.test({
       assert.match(banner, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
       assert.match(banner, new RegExp(`data: +${dataDir}/cordon\\.db`));
       assert.match(banner, /memory guard: +(cgroup-v1|cgroup-v2|heap-only)/);
+      assert.match(banner, /orphan guard: +(pdeathsig|none)/);
       assert.match(banner, /connectors: +state \(\d+\)/);
       const url = `http://127.0.0.1:${port}`;
       const run = await curl(

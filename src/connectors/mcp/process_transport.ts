@@ -14,6 +14,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { detectOrphanGuard } from "../../sandbox/orphan_guard.ts";
 import { UndeliveredError } from "./errors.ts";
 import {
   getDefaultEnvironment,
@@ -98,15 +99,23 @@ export class ProcessTransport implements Transport {
     this.#protocolVersion = version;
   }
 
-  // deno-lint-ignore require-await
   async start(): Promise<void> {
     if (this.#child) throw new Error("The server process was already started");
     const { command, args, env, cwd } = this.#options;
-    const child = new Deno.Command(command, {
-      args,
+    const childEnv = { ...getDefaultEnvironment(), ...env };
+    // The server dies with the host (the wrapper `setpriv` runs; a missing command must still
+    // fail here, as it would without the wrapper).
+    const guard = await detectOrphanGuard();
+    const program = guard.kind === "none"
+      ? undefined
+      : await findProgram(command, childEnv.PATH, cwd);
+    const line = program === undefined ? { program: command, args } : guard.wrap(program, args);
+    if (this.#child) throw new Error("The server process was already started");
+    const child = new Deno.Command(line.program, {
+      args: line.args,
       cwd,
       clearEnv: true,
-      env: { ...getDefaultEnvironment(), ...env },
+      env: childEnv,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -208,6 +217,37 @@ function pump(reader: ReadableStreamDefaultReader<Uint8Array>, onChunk: (c: Uint
     }
   })();
   return { done, cancel: () => reader.cancel().catch(() => {}) };
+}
+
+/**
+ * The path `command` runs as: looked up in the server's own `PATH` like
+ * `execvp` would, or relative to `cwd`. Throws `NotFound` as a spawn would;
+ * `undefined` when this host may not look (it then starts the command as given).
+ */
+async function findProgram(
+  command: string,
+  path: string | undefined,
+  cwd?: string,
+): Promise<string | undefined> {
+  try {
+    const base = cwd ?? Deno.cwd();
+    const tries = command.includes("/")
+      ? [command.startsWith("/") ? command : `${base}/${command}`]
+      : (path ?? "/usr/local/bin:/usr/bin:/bin").split(":").map((dir) =>
+        `${dir.startsWith("/") ? dir : `${base}/${dir || "."}`}/${command}`
+      );
+    for (const candidate of tries) {
+      try {
+        const info = await Deno.stat(candidate);
+        if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  throw new Deno.errors.NotFound(`Failed to spawn '${command}': not found`);
 }
 
 /** Signals the child's whole process group (the child leads it, as it was started detached). */
