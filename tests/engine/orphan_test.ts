@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRuntime } from "../../mod.ts";
 import { locationDataDirs } from "../../src/sandbox/run_ledger.ts";
+import { FROZEN_RUN_FLAGS } from "../_helpers/deno_run.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../fixtures/orphan_host.ts", import.meta.url));
@@ -35,7 +36,7 @@ interface Started {
 /** Starts the fixture host in `mode` and reads its one report line. */
 async function startHost(mode: string): Promise<{ host: Deno.ChildProcess; report: Started }> {
   const host = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", HOST, mode],
+    args: ["run", ...FROZEN_RUN_FLAGS, "--allow-all", HOST, mode],
     cwd: ROOT,
     stdout: "piped",
     stderr: "inherit",
