@@ -299,6 +299,7 @@ export class Pass {
       if (!def) {
         const missing = await registry.call(connector, tool, args, {
           executionId: this.#o.executionId,
+          namespace: this.#o.namespace,
         });
         throw new CordonError(
           (missing as { error: ErrorInfo }).error.code,
@@ -342,6 +343,7 @@ export class Pass {
   async #execute(seq: number, connector: string, tool: string, args: unknown): Promise<unknown> {
     const out = await this.#o.registry.call(connector, tool, args, {
       executionId: this.#o.executionId,
+      namespace: this.#o.namespace,
       signal: this.#ended.signal,
     });
     const final = this.#o.journal.finish(seq, out);
