@@ -78,8 +78,8 @@ export interface PassOptions {
   holdMs: number;
   /** Answers `codemode.search`, `describe` and `run`. */
   platform?: PlatformHost;
-  /** Sees each applied tool result (observed output shapes). */
-  observe?(connector: string, tool: string, value: unknown): void;
+  /** Sees each applied tool result and the namespace that got it (observed output shapes). */
+  observe?(connector: string, tool: string, value: unknown, namespace: string): void;
 }
 
 function readToolCall(params: unknown): ToolCallParams {
@@ -348,7 +348,7 @@ export class Pass {
     });
     const final = this.#o.journal.finish(seq, out);
     if (!final.ok) throw new CordonError(final.error.code, final.error.message, final.error);
-    this.#o.observe?.(connector, tool, final.value);
+    this.#o.observe?.(connector, tool, final.value, this.#o.namespace);
     return final.value;
   }
 
