@@ -161,7 +161,9 @@ export class SessionManager {
    */
   async open(namespace: string, declarationHash: string, policyKey: string): Promise<LiveSession> {
     const victim = this.#victim(namespace);
-    if (victim) await this.dispose(victim, "evicted");
+    // The victim leaves and the new session takes its place before anything is awaited, so
+    // opens racing each other cannot all see room and overshoot the caps.
+    const evicted = victim ? this.dispose(victim, "evicted") : undefined;
     const now = Date.now();
     const s: LiveSession = {
       id: newId("ses"),
@@ -173,15 +175,21 @@ export class SessionManager {
       lastUsedAt: now,
       executions: 0,
     };
-    await this.#store.create({
-      id: s.id,
-      namespace,
-      recoveryRef: s.recoveryRef,
-      declarationHash,
-      nodeId: this.#nodeId,
-      createdAt: now,
-    });
     this.#live.set(s.id, s);
+    try {
+      await evicted;
+      await this.#store.create({
+        id: s.id,
+        namespace,
+        recoveryRef: s.recoveryRef,
+        declarationHash,
+        nodeId: this.#nodeId,
+        createdAt: now,
+      });
+    } catch (err) {
+      this.#live.delete(s.id);
+      throw err;
+    }
     return s;
   }
 

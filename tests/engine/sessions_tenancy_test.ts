@@ -122,6 +122,25 @@ Deno.test("SessionManager.open() on a full host refuses rather than take from an
   }
 });
 
+Deno.test("SessionManager.open() racing opens of one namespace cannot overshoot its cap", async () => {
+  const { db, sessions } = await manager({ maxSessions: 10, maxSessionsPerNamespace: 2 });
+  try {
+    const opens = await Promise.allSettled(
+      Array.from({ length: 5 }, () => sessions.open("acme", "hash", "policy")),
+    );
+    assert.equal(opens.filter((o) => o.status === "fulfilled").length, 2);
+    for (const o of opens) {
+      if (o.status === "rejected") assert.equal((o.reason as CordonError).code, "limit_exceeded");
+    }
+    assert.equal(sessions.list("acme").length, 2);
+    const rows = await db.execute("SELECT COUNT(*) AS n FROM sessions WHERE status = 'active'");
+    assert.equal(Number(rows.rows[0].n), 2);
+  } finally {
+    await sessions.closeAll("test");
+    db.close();
+  }
+});
+
 function sessionOf(r: ExecuteResult): string {
   assert.equal(r.status, "completed", Deno.inspect(r).slice(0, 400));
   return r.meta.sessionId!;
