@@ -62,6 +62,17 @@ Deno.test("observed shapes: field names one namespace's results produced never s
         }),
       );
       assert.equal(inside, null);
+      // Nor through a connector handle, even for the default namespace's observations.
+      ok(await rt.execute({ code: `return await crm.lookup({ fields: ["defaultOnly"] })` }));
+      assert.match((await rt.describe("crm.lookup")).observedShape ?? "", /defaultOnly/);
+      const viaHandle = ok(
+        await rt.execute({
+          namespace: "initech",
+          code: `const crm = codemode.connector("crm");
+            return (await crm.describeTool("lookup")).data.observedShape ?? null;`,
+        }),
+      );
+      assert.equal(viaHandle, null);
     }
     {
       // Reopened from the store: still apart.
