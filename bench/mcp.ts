@@ -47,6 +47,7 @@ export async function mcpBench(samples: number): Promise<{
   const context = (): ToolContext => ({
     signal: new AbortController().signal,
     executionId: "exec_bench",
+    namespace: "default",
     connector: "everything",
     tool: "get-sum",
   });

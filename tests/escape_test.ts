@@ -398,6 +398,8 @@ async function runCorpus(report: (r: Report) => void): Promise<void> {
     db: ":memory:",
     pool: { size: 2 },
     limits: runtimeLimits,
+    // Tenancy fixtures probe another namespace's state keys.
+    builtins: { state: {} },
   });
   let privateRuntime: Runtime | undefined;
   const guard = runtime.capabilities().memoryGuard.kind;

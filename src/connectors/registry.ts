@@ -98,9 +98,20 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
 /** The outcome of one call. */
 export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
 
+/**
+ * The namespace of a call that names none: the same as the engine's `DEFAULT_NAMESPACE` (this
+ * layer cannot import the engine), so a library caller's calls land where its executions do.
+ */
+export const DEFAULT_CALL_NAMESPACE = "default";
+
 /** What {@link ConnectorRegistry.call} needs besides the names and args. */
 export interface CallOptions {
   executionId: string;
+  /**
+   * The tenant of the calling execution: handed to the tool as `context.namespace` and used to
+   * share the connector's concurrency fairly. {@link DEFAULT_CALL_NAMESPACE} when absent.
+   */
+  namespace?: string;
   /** Aborts the call (the execution ended). */
   signal?: AbortSignal;
 }
@@ -265,9 +276,10 @@ export class ConnectorRegistry {
       if (!v.ok) return v;
       value = v.value;
     }
+    const namespace = options.namespace ?? DEFAULT_CALL_NAMESPACE;
     let release: () => void;
     try {
-      release = await entry.semaphore.acquire(options.signal);
+      release = await entry.semaphore.acquire(options.signal, namespace);
     } catch {
       return fail("tool_error", `${connectorName}.${toolName} was cancelled before it started`);
     }
@@ -280,6 +292,7 @@ export class ConnectorRegistry {
       const context: ToolContext = {
         signal: controller.signal,
         executionId: options.executionId,
+        namespace,
         connector: connectorName,
         tool: toolName,
       };

@@ -8,30 +8,17 @@
  * ties broken by path so the same query always gives the same order.
  * Results page with an opaque cursor bound to the query.
  *
+ * A namespace is a tenant, and BM25 scores depend on every document ranked together, so a
+ * search in a namespace ranks over the shared documents (tools) and that namespace's own
+ * (snippets) only: another tenant's snippets change neither its results nor its scores.
+ *
  * @module
  */
-import MiniSearch from "minisearch";
 import { CordonError } from "../errors.ts";
-import { normalizeTerm, searchTerms, splitWords, synonymsOf } from "./search_terms.ts";
+import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
+import { searchTerms } from "./search_terms.ts";
 
-/** A tool or snippet as search sees it. */
-export interface SearchDocument {
-  /** A tool, or a snippet. */
-  kind: "tool" | "snippet";
-  /** Unique: `connector.tool` for tools, `snippet:name` for snippets. */
-  path: string;
-  /** The tool's or snippet's own name, without connector or `snippet:`. */
-  name: string;
-  /** The tool's connector; absent for snippets. */
-  connector?: string;
-  /** What it does, as its author wrote it (its words count half a name's). */
-  description: string;
-  /**
-   * The namespace that sees it (snippets). A document without one is seen by every search;
-   * one with a namespace only by searches in it.
-   */
-  namespace?: string;
-}
+export type { SearchDocument } from "./search_corpus.ts";
 
 /** A ranked result: the document and its score (higher is better; 0 when listing). */
 export interface SearchHit extends SearchDocument {
@@ -69,27 +56,17 @@ export const MAX_QUERY_LENGTH = 1_000;
 const MAX_CURSOR_LENGTH = 256;
 
 /**
- * Field weights. A word in the tool's name, or the connector a query names
- * ("slack", "stripe"), says most about a match; descriptions are long and
- * wordy, so their words count half. (Weighting names higher still let
- * `drive.uploadFile` beat `s3.putObject` for "upload a file to a bucket".)
+ * Namespaces whose own corpus (the shared documents and theirs) is kept built. A namespace
+ * with snippets needs one so its snippets score against the tools alone, never against
+ * another tenant's words; building one costs about as much as indexing the tools, so the
+ * most recently searched are kept and the rest rebuilt when searched again.
  */
-const FIELD_BOOST = { name: 2, connector: 2, description: 1 };
-/** Prefix matching from three letters ("repo" → "repository"); shorter prefixes match noise. */
-const MIN_PREFIX_LENGTH = 3;
-/** One typo allowed from four letters ("slak"), two from eight; shorter words have too many neighbours. */
-const FUZZY_ONE_EDIT_LENGTH = 4;
-const FUZZY_TWO_EDITS_LENGTH = 8;
-/** A synonym is weaker evidence than the word itself. */
-const SYNONYM_WEIGHT = 0.5;
-/** Scores are rounded so float noise never decides an order; ties then go by path. */
-const SCORE_DIGITS = 1_000;
+export const MAX_CACHED_NAMESPACE_CORPORA = 64;
 
-function fuzzyFor(term: string): number | false {
-  if (term.length >= FUZZY_TWO_EDITS_LENGTH) return 2;
-  if (term.length >= FUZZY_ONE_EDIT_LENGTH) return 1;
-  return false;
-}
+/** The corpus of the documents without a namespace: every namespace without its own uses it. */
+const SHARED_SCOPE = "\u0000shared";
+/** The corpus of every document: searches that name no namespace. */
+const ALL_SCOPE = "\u0000all";
 
 /** FNV-1a, 32 bits: binds a cursor to its query. Not a secret; cursors grant nothing. */
 function hashText(text: string): string {
@@ -179,24 +156,12 @@ function checkDocument(doc: SearchDocument): void {
  * ```
  */
 export class SearchIndex {
+  /** Every document, by {@link documentKey}. */
   readonly #docs = new Map<string, SearchDocument>();
-  /** Every document by path, built on the first blank query after a change. */
-  #listing: SearchDocument[] | undefined;
-  readonly #mini = new MiniSearch<SearchDocument>({
-    idField: "key",
-    fields: ["name", "connector", "description"],
-    // Snippets have no connector; the word "snippet" lets a query ask for them.
-    extractField: (doc, field) =>
-      field === "key"
-        ? keyOf(doc)
-        : field === "connector"
-        ? doc.kind === "snippet" ? `snippet ${doc.connector ?? ""}` : doc.connector ?? ""
-        : (doc as unknown as Record<string, string>)[field],
-    tokenize: splitWords,
-    processTerm: normalizeTerm,
-    // Removal is exact (we keep each document), so no background vacuum timers.
-    autoVacuum: false,
-  });
+  /** Documents per namespace: a namespace with none searches the shared corpus. */
+  readonly #perNamespace = new Map<string, number>();
+  /** Built corpora by scope, least recently searched first. */
+  readonly #corpora = new Map<string, SearchCorpus>();
 
   constructor(documents: SearchDocument[] = []) {
     this.replaceAll(documents);
@@ -213,20 +178,30 @@ export class SearchIndex {
       description: doc.description,
     };
     if (doc.connector !== undefined) copy.connector = doc.connector;
-    if (doc.namespace !== undefined) copy.namespace = doc.namespace;
-    this.#docs.set(keyOf(copy), copy);
-    this.#mini.add(copy);
-    this.#listing = undefined;
+    if (doc.namespace !== undefined) {
+      copy.namespace = doc.namespace;
+      this.#perNamespace.set(doc.namespace, (this.#perNamespace.get(doc.namespace) ?? 0) + 1);
+    }
+    this.#docs.set(documentKey(copy), copy);
+    for (const [scope, corpus] of this.#corpora) if (inScope(scope, copy)) corpus.add(copy);
   }
 
   /** Removes the document at `path` (in `namespace`); false if there was none. */
   remove(path: string, namespace?: string): boolean {
-    const key = keyOf({ path, namespace });
+    const key = documentKey({ path, namespace });
     const doc = this.#docs.get(key);
     if (!doc) return false;
-    this.#mini.remove(doc);
     this.#docs.delete(key);
-    this.#listing = undefined;
+    for (const [scope, corpus] of this.#corpora) if (inScope(scope, doc)) corpus.remove(key);
+    if (doc.namespace !== undefined) {
+      const left = this.#perNamespace.get(doc.namespace)! - 1;
+      if (left > 0) this.#perNamespace.set(doc.namespace, left);
+      else {
+        // Its last document gone, the namespace searches the shared corpus again.
+        this.#perNamespace.delete(doc.namespace);
+        this.#corpora.delete(namespaceScope(doc.namespace));
+      }
+    }
     return true;
   }
 
@@ -234,7 +209,8 @@ export class SearchIndex {
   replaceAll(documents: SearchDocument[]): void {
     for (const doc of documents) checkDocument(doc);
     this.#docs.clear();
-    this.#mini.removeAll();
+    this.#perNamespace.clear();
+    this.#corpora.clear();
     for (const doc of documents) this.add(doc);
   }
 
@@ -248,6 +224,9 @@ export class SearchIndex {
    * lists every document by path, so a catalogue can be paged through.
    * Throws `invalid_request` for a bad limit or a cursor that is garbage or
    * from another query.
+   *
+   * With a `namespace`, the ranking sees only the documents without one and that namespace's:
+   * its scores and results are the same whatever other namespaces hold.
    */
   search(query: string, options: SearchOptions = {}): SearchPage {
     if (typeof query !== "string") {
@@ -264,11 +243,8 @@ export class SearchIndex {
     const queryHash = hashText(terms.join(" "));
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);
 
-    let ranked = terms.length === 0 ? this.#listAll() : this.#rank(terms);
-    const ns = options.namespace;
-    if (ns !== undefined) {
-      ranked = ranked.filter(({ doc }) => doc.namespace === undefined || doc.namespace === ns);
-    }
+    const corpus = this.#corpus(options.namespace);
+    const ranked = terms.length === 0 ? corpus.listAll() : corpus.rank(terms);
     // Hits are copied only for the page: callers may keep or change them.
     const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => {
       const { namespace: _ns, ...rest } = doc;
@@ -279,46 +255,40 @@ export class SearchIndex {
     return page;
   }
 
-  #listAll(): Ranked[] {
-    this.#listing ??= [...this.#docs.values()].sort((a, b) => comparePaths(a.path, b.path));
-    return this.#listing.map((doc) => ({ doc, score: 0 }));
-  }
-
-  #rank(terms: string[]): Ranked[] {
-    const asked = new Set(terms);
-    const all = new Set(terms);
-    for (const t of terms) for (const s of synonymsOf(t)) all.add(s);
-    const results = this.#mini.search([...all].join(" "), {
-      // The terms are already split and normalized.
-      tokenize: (text) => text.split(" "),
-      processTerm: (term) => term,
-      boost: FIELD_BOOST,
-      prefix: (term) => term.length >= MIN_PREFIX_LENGTH,
-      fuzzy: fuzzyFor,
-      maxFuzzy: 2,
-      combineWith: "OR",
-      boostTerm: (term) => asked.has(term) ? 1 : SYNONYM_WEIGHT,
-    });
-    const ranked: Ranked[] = [];
-    for (const r of results) {
-      const doc = this.#docs.get(r.id as string);
-      if (doc) ranked.push({ doc, score: Math.round(r.score * SCORE_DIGITS) / SCORE_DIGITS });
+  /** The corpus a search in `namespace` ranks over, built if it is not. */
+  #corpus(namespace: string | undefined): SearchCorpus {
+    const scope = namespace === undefined
+      ? ALL_SCOPE
+      : this.#perNamespace.has(namespace)
+      ? namespaceScope(namespace)
+      : SHARED_SCOPE;
+    let corpus = this.#corpora.get(scope);
+    if (corpus) {
+      // Most recently searched last.
+      this.#corpora.delete(scope);
+    } else {
+      corpus = new SearchCorpus();
+      for (const doc of this.#docs.values()) if (inScope(scope, doc)) corpus.add(doc);
+      const namespaced = [...this.#corpora.keys()].filter((s) => s.startsWith(NAMESPACE_SCOPE));
+      if (scope.startsWith(NAMESPACE_SCOPE) && namespaced.length >= MAX_CACHED_NAMESPACE_CORPORA) {
+        this.#corpora.delete(namespaced[0]);
+      }
     }
-    return ranked.sort((a, b) => b.score - a.score || comparePaths(a.doc.path, b.doc.path));
+    this.#corpora.set(scope, corpus);
+    return corpus;
   }
 }
 
-interface Ranked {
-  doc: SearchDocument;
-  score: number;
+/** Scopes of one namespace's corpus start so, which no other scope does. */
+const NAMESPACE_SCOPE = "ns:";
+
+function namespaceScope(namespace: string): string {
+  return NAMESPACE_SCOPE + namespace;
 }
 
-/** Unique per document: the path, qualified by the namespace when there is one. */
-function keyOf(doc: { path: string; namespace?: string }): string {
-  return doc.namespace === undefined ? doc.path : `${doc.namespace}\u0000${doc.path}`;
-}
-
-/** Code-unit order: the same on every machine and locale. */
-function comparePaths(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** Whether `doc` belongs in the corpus of `scope`. */
+function inScope(scope: string, doc: SearchDocument): boolean {
+  if (scope === ALL_SCOPE) return true;
+  if (doc.namespace === undefined) return true;
+  return scope === namespaceScope(doc.namespace);
 }

@@ -28,6 +28,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** The execution making the call. */
   executionId: string;
+  /**
+   * The tenant of the execution making the call (a service key's namespace; `default` in the
+   * library unless told). A tool that keeps anything between calls (keys, quotas, caches) keeps
+   * it per namespace, so one tenant never reads or spends another's.
+   */
+  namespace: string;
   /** The connector's name, as the script calls it. */
   connector: string;
   /** The tool's name within its connector. */

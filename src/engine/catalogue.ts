@@ -52,6 +52,18 @@ interface Observed {
   rendered: string;
 }
 
+/**
+ * Tools with an observed shape, per namespace. A namespace observes at most the host's tools,
+ * so this binds only a catalogue larger than any model reads (a few hundred tools, each shape
+ * itself bounded by the shape limits); past it, new tools go unobserved for that namespace.
+ */
+export const MAX_OBSERVED_TOOLS_PER_NAMESPACE = 1_000;
+
+/** The key of a namespace's observation of a tool. */
+function observedKey(namespace: string, path: string): string {
+  return `${namespace}\u0000${path}`;
+}
+
 /** A schema that says nothing useful about an output: absent, `{}`, or `unknown`-like. */
 function saysLittle(schema: ToolInfo["outputSchema"]): boolean {
   if (!schema) return true;
@@ -66,7 +78,10 @@ export class Catalogue {
   readonly #registry: ConnectorRegistry;
   readonly #shapes: ShapeStore;
   readonly #index = new SearchIndex();
+  /** Observations by namespace and tool: one tenant's field names never reach another. */
   readonly #observed = new Map<string, Observed>();
+  /** Tools observed per namespace, for {@link MAX_OBSERVED_TOOLS_PER_NAMESPACE}. */
+  readonly #observedCount = new Map<string, number>();
   readonly #snippets = new Map<string, SnippetRow>();
 
   readonly #extra: string;
@@ -135,7 +150,7 @@ export class Catalogue {
     c.#index.replaceAll(docs);
     for (const row of await shapes.all()) {
       if (isShape(row.shape)) {
-        c.#observed.set(`${row.connector}.${row.tool}`, {
+        c.#remember(row.namespace, `${row.connector}.${row.tool}`, {
           shape: row.shape,
           samples: row.samples,
           rendered: shapeToTs(row.shape),
@@ -167,7 +182,10 @@ export class Catalogue {
     }
   }
 
-  /** Describes `connector.tool` or `snippet:name` (a snippet of `namespace`). */
+  /**
+   * Describes `connector.tool` or `snippet:name` as `namespace` sees it: its snippets, and the
+   * output shapes its own results showed.
+   */
   describe(
     path: string,
     snippetTypes?: (row: SnippetRow) => string,
@@ -176,8 +194,9 @@ export class Catalogue {
     if (typeof path !== "string" || path === "") {
       throw new CordonError("invalid_request", "describe() needs a path like math.add");
     }
+    const ns = checkNamespace(namespace);
     if (path.startsWith("snippet:")) {
-      const key = snippetKey(checkNamespace(namespace), path.slice("snippet:".length));
+      const key = snippetKey(ns, path.slice("snippet:".length));
       const row = this.#snippets.get(key);
       if (!row) throw notFound(path, "snippet_not_found");
       const input = snippetTypes ? snippetTypes(row) : "unknown";
@@ -210,7 +229,7 @@ export class Catalogue {
       examples: [exampleCall(connector, tool.name)],
       annotations: { ...tool.annotations },
     };
-    const seen = this.#observed.get(path);
+    const seen = this.#observed.get(observedKey(ns, path));
     if (seen && saysLittle(tool.outputSchema)) {
       d.observedShape = seen.rendered;
       d.observedSamples = seen.samples;
@@ -218,20 +237,36 @@ export class Catalogue {
     return d;
   }
 
-  /** Folds a tool's result into its observed shape (tools without a useful output schema). */
-  observe(connector: string, tool: string, value: unknown): void {
+  /**
+   * Folds a tool's result, got by an execution of `namespace`, into that namespace's observed
+   * shape of the tool (tools without a useful output schema).
+   */
+  observe(connector: string, tool: string, value: unknown, namespace?: string): void {
     const def = this.#registry.tool(connector, tool);
     if (!def || !saysLittle(def.outputSchema)) return;
-    const key = `${connector}.${tool}`;
-    const before = this.#observed.get(key);
+    const ns = checkNamespace(namespace);
+    const before = this.#observed.get(observedKey(ns, `${connector}.${tool}`));
     const shape = before ? mergeShapes(before.shape, observeShape(value)) : observeShape(value);
     const rendered = shapeToTs(shape);
     const samples = (before?.samples ?? 0) + 1;
-    this.#observed.set(key, { shape, samples, rendered });
+    if (!this.#remember(ns, `${connector}.${tool}`, { shape, samples, rendered })) return;
     // Written only when what describe() shows changed: after a few results, almost never.
     if (rendered !== before?.rendered) {
-      this.#shapes.put({ connector, tool, shape, samples, updatedAt: Date.now() }).catch(() => {});
+      this.#shapes.put({ namespace: ns, connector, tool, shape, samples, updatedAt: Date.now() })
+        .catch(() => {});
     }
+  }
+
+  /** Keeps an observation; false when the namespace is at its cap and this tool is new to it. */
+  #remember(namespace: string, path: string, observed: Observed): boolean {
+    const key = observedKey(namespace, path);
+    if (!this.#observed.has(key)) {
+      const count = this.#observedCount.get(namespace) ?? 0;
+      if (count >= MAX_OBSERVED_TOOLS_PER_NAMESPACE) return false;
+      this.#observedCount.set(namespace, count + 1);
+    }
+    this.#observed.set(key, observed);
+    return true;
   }
 }
 

@@ -73,8 +73,8 @@ export interface EngineParts {
   declarationHash: string;
   /** Answers `codemode.search`, `describe` and `run`. */
   platform?: PlatformHost;
-  /** Sees each applied tool result (observed output shapes). */
-  observe?(connector: string, tool: string, value: unknown): void;
+  /** Sees each applied tool result and the namespace that got it (observed output shapes). */
+  observe?(connector: string, tool: string, value: unknown, namespace: string): void;
   /** Live events for listeners (the service's server-sent events). */
   events: EventHub;
   /** Prepares code that may import allowed packages (`PackageSet.prepare`); else prepareSource. */

@@ -89,6 +89,8 @@ export async function handleRequest(
   registry: ConnectorRegistry,
   catalogue: Catalogue,
   params: unknown,
+  /** The calling execution's namespace: searches and descriptions answer as it sees them. */
+  namespace?: string,
 ): Promise<HandleResult> {
   try {
     const p = (params ?? {}) as { connector?: unknown; method?: unknown; args?: unknown };
@@ -105,7 +107,7 @@ export async function handleRequest(
         `There is no connector "${id}"; known: ${registry.names().join(", ") || "none"}`,
       );
     }
-    const data = await dispatch(method, args, id, registry, catalogue);
+    const data = await dispatch(method, args, id, registry, catalogue, namespace);
     return { ok: true, data };
   } catch (err) {
     const info = toErrorInfo(err, "tool_error");
@@ -126,6 +128,7 @@ async function dispatch(
   id: string,
   registry: ConnectorRegistry,
   catalogue: Catalogue,
+  namespace: string | undefined,
 ): Promise<unknown> {
   const connector = registry.connector(id)!;
   const handle = connector.handle;
@@ -168,7 +171,7 @@ async function dispatch(
       let cursor: string | undefined;
       // The catalogue ranks every connector's tools; keep this connector's, in order.
       for (let i = 0; i < MAX_SEARCH_PAGES; i++) {
-        const page = catalogue.search(query, { limit: 100, cursor });
+        const page = catalogue.search(query, { limit: 100, cursor, namespace });
         for (const h of page.items) {
           if (h.kind === "tool" && h.connector === id && names.has(h.name)) {
             hits.push({ name: h.name, description: h.description, score: h.score });
@@ -182,7 +185,7 @@ async function dispatch(
       return pageOf(hits, options.cursor, limit);
     }
     case "describeTool":
-      return catalogue.describe(`${id}.${str(args[0], "The tool name")}`);
+      return catalogue.describe(`${id}.${str(args[0], "The tool name")}`, undefined, namespace);
     case "resources":
       return await need(handle, "resources", id)(args[0] as string | undefined);
     case "resourceTemplates":

@@ -78,8 +78,8 @@ export interface PassOptions {
   holdMs: number;
   /** Answers `codemode.search`, `describe` and `run`. */
   platform?: PlatformHost;
-  /** Sees each applied tool result (observed output shapes). */
-  observe?(connector: string, tool: string, value: unknown): void;
+  /** Sees each applied tool result and the namespace that got it (observed output shapes). */
+  observe?(connector: string, tool: string, value: unknown, namespace: string): void;
 }
 
 function readToolCall(params: unknown): ToolCallParams {
@@ -299,6 +299,7 @@ export class Pass {
       if (!def) {
         const missing = await registry.call(connector, tool, args, {
           executionId: this.#o.executionId,
+          namespace: this.#o.namespace,
         });
         throw new CordonError(
           (missing as { error: ErrorInfo }).error.code,
@@ -342,11 +343,12 @@ export class Pass {
   async #execute(seq: number, connector: string, tool: string, args: unknown): Promise<unknown> {
     const out = await this.#o.registry.call(connector, tool, args, {
       executionId: this.#o.executionId,
+      namespace: this.#o.namespace,
       signal: this.#ended.signal,
     });
     const final = this.#o.journal.finish(seq, out);
     if (!final.ok) throw new CordonError(final.error.code, final.error.message, final.error);
-    this.#o.observe?.(connector, tool, final.value);
+    this.#o.observe?.(connector, tool, final.value, this.#o.namespace);
     return final.value;
   }
 

@@ -33,8 +33,11 @@ export interface PlatformHost {
   snippet(name: string, version: number | undefined, input: unknown, namespace: string): Promise<
     SnippetModule & { version: number }
   >;
-  /** A uniform connector handle method (`codemode.connector(id).…`). */
-  handle(params: unknown): Promise<HandleResult>;
+  /**
+   * A uniform connector handle method (`codemode.connector(id).…`); `searchTools` and
+   * `describeTool` answer as `namespace` sees the catalogue.
+   */
+  handle(params: unknown, namespace: string): Promise<HandleResult>;
   /** An execution's log lines by `logRef`; another namespace's read as `not_found`. */
   readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
   /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
@@ -99,7 +102,7 @@ export async function platformRequest(
     return host.search(query, options, namespace);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
-  if (method === METHOD_HANDLE) return await host.handle(params);
+  if (method === METHOD_HANDLE) return await host.handle(params, namespace);
   if (method === METHOD_READ_LOGS) {
     const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
     return await host.readLogs(request, namespace);

@@ -221,7 +221,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       readLogs: (o, namespace) => readLogPage(executions, logs, o, namespace),
       readRecovery: (o, namespace) => readRecoveryPage(sessionStore, o, namespace),
     }),
-    observe: (connector, tool, value) => catalogue.observe(connector, tool, value),
+    observe: (connector, tool, value, namespace) =>
+      catalogue.observe(connector, tool, value, namespace),
     nodeId,
     events: new EventHub(),
     redact,

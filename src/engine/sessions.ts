@@ -18,6 +18,11 @@ export interface SessionSettings {
   idleTtlMs: number;
   /** Live sessions per runtime; past it the least recently used idle one is closed. */
   maxSessions: number;
+  /**
+   * Live sessions per namespace (tenant); past it that namespace's least recently used idle
+   * session is closed, never another namespace's. At most {@link maxSessions}.
+   */
+  maxSessionsPerNamespace: number;
   /** Journal entries kept per session (the newest). */
   journalEntries: number;
   /** Code kept per journal entry, in characters. */
@@ -32,6 +37,8 @@ export const DEFAULT_SESSIONS: Readonly<SessionSettings> = Object.freeze({
   idleTtlMs: 30 * 60_000,
   // Each holds a child (~10 MiB idle, up to its memory limit): a bounded cost.
   maxSessions: 16,
+  // Half the host: one tenant alone cannot hold every session, so a second always gets some.
+  maxSessionsPerNamespace: 8,
   // A working session rarely needs more than the last couple of hundred steps to rebuild.
   journalEntries: 200,
   // Enough for the scripts a model writes; longer ones are cut, and say so.
@@ -100,20 +107,63 @@ export class SessionManager {
     return this.#live.get(id);
   }
 
-  /** Opens a new session (busy with its first execution). */
-  async open(namespace: string, declarationHash: string, policyKey: string): Promise<LiveSession> {
-    if (this.#live.size >= this.settings.maxSessions) {
-      const idle = [...this.#live.values()].filter((s) => !s.busy)
+  /** Live sessions of `namespace`. */
+  #count(namespace: string): number {
+    let n = 0;
+    for (const s of this.#live.values()) if (s.namespace === namespace) n++;
+    return n;
+  }
+
+  /**
+   * The session to close so `namespace` may open one, undefined when none need close; throws
+   * `limit_exceeded` when one must but every candidate is busy. A namespace at its own cap
+   * gives up its least recently used idle session. When the host is full, the victim is the
+   * least recently used idle session of the namespace holding the most, and only if that
+   * namespace holds more than the opener: a tenant never loses a session to one holding as
+   * many as it does or more, so every tenant keeps a fair share.
+   */
+  #victim(namespace: string): LiveSession | undefined {
+    const { maxSessions } = this.settings;
+    const perNamespace = Math.min(this.settings.maxSessionsPerNamespace, maxSessions);
+    const mine = this.#count(namespace);
+    const idle = [...this.#live.values()].filter((s) => !s.busy);
+    if (mine >= perNamespace) {
+      const own = idle.filter((s) => s.namespace === namespace)
         .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (!idle) {
-        throw new CordonError(
-          "limit_exceeded",
-          `All ${this.settings.maxSessions} sessions are busy; try again when one is free`,
-          { details: { maxSessions: this.settings.maxSessions } },
-        );
-      }
-      await this.dispose(idle, "evicted");
+      if (own) return own;
+      throw new CordonError(
+        "limit_exceeded",
+        `All ${mine} sessions of namespace "${namespace}" are busy and it may hold at most ${perNamespace}; close one or try again when one is free`,
+        { details: { maxSessionsPerNamespace: perNamespace } },
+      );
     }
+    if (this.#live.size < maxSessions) return undefined;
+    const counts = new Map<string, number>();
+    for (const s of this.#live.values()) {
+      counts.set(s.namespace, (counts.get(s.namespace) ?? 0) + 1);
+    }
+    const victim = idle
+      .filter((s) => s.namespace === namespace || counts.get(s.namespace)! > mine)
+      .sort((a, b) =>
+        counts.get(b.namespace)! - counts.get(a.namespace)! || a.lastUsedAt - b.lastUsedAt
+      )[0];
+    if (victim) return victim;
+    throw new CordonError(
+      "limit_exceeded",
+      `All ${maxSessions} sessions are busy or held by namespaces with no more than this one's ${mine}; try again when one is free`,
+      { details: { maxSessions } },
+    );
+  }
+
+  /**
+   * Opens a new session (busy with its first execution), closing the session that makes room
+   * for it, if one must close: see {@link SessionSettings.maxSessionsPerNamespace}.
+   */
+  async open(namespace: string, declarationHash: string, policyKey: string): Promise<LiveSession> {
+    const victim = this.#victim(namespace);
+    // The victim leaves and the new session takes its place before anything is awaited, so
+    // opens racing each other cannot all see room and overshoot the caps.
+    const evicted = victim ? this.dispose(victim, "evicted") : undefined;
     const now = Date.now();
     const s: LiveSession = {
       id: newId("ses"),
@@ -125,15 +175,21 @@ export class SessionManager {
       lastUsedAt: now,
       executions: 0,
     };
-    await this.#store.create({
-      id: s.id,
-      namespace,
-      recoveryRef: s.recoveryRef,
-      declarationHash,
-      nodeId: this.#nodeId,
-      createdAt: now,
-    });
     this.#live.set(s.id, s);
+    try {
+      await evicted;
+      await this.#store.create({
+        id: s.id,
+        namespace,
+        recoveryRef: s.recoveryRef,
+        declarationHash,
+        nodeId: this.#nodeId,
+        createdAt: now,
+      });
+    } catch (err) {
+      this.#live.delete(s.id);
+      throw err;
+    }
     return s;
   }
 

@@ -93,6 +93,7 @@ export const configSchema = z.object({
   sessions: z.object({
     idleTtlMs: z.number().int().positive().optional(),
     maxSessions: z.number().int().positive().optional(),
+    maxSessionsPerNamespace: z.number().int().positive().optional(),
     journalEntries: z.number().int().positive().optional(),
     maxJournalCodeChars: z.number().int().positive().optional(),
     retainMs: z.number().int().positive().optional(),

@@ -199,6 +199,24 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   {
+    version: 6,
+    name: "observed output shapes per namespace",
+    statements: [
+      // Old rows mixed every tenant's field names, so none can be given to one namespace;
+      // shapes are a cache of what results looked like and are learned again from new ones.
+      "DROP TABLE tool_shapes",
+      `CREATE TABLE tool_shapes (
+        namespace TEXT NOT NULL,
+        connector TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        shape TEXT NOT NULL,
+        samples INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (namespace, connector, tool)
+      )`,
+    ],
+  },
+  {
     version: 7,
     name: "execution retention by end time",
     statements: [

@@ -1,6 +1,7 @@
 /**
- * Observed output shapes of tools, one row per tool, merged as results
- * arrive. Only structure is stored (see `connectors/shape.ts`), never values.
+ * Observed output shapes of tools, one row per namespace and tool, merged as results arrive.
+ * Only structure is stored (see `connectors/shape.ts`), never values; and only the namespace
+ * whose results produced a shape is shown it, since field names can be data too.
  *
  * @module
  */
@@ -8,6 +9,8 @@ import type { Db } from "./client.ts";
 
 /** A stored shape: opaque JSON to this layer, validated by the caller. */
 export interface ShapeRow {
+  /** The tenant whose results it was learned from. */
+  namespace: string;
   connector: string;
   tool: string;
   shape: unknown;
@@ -19,10 +22,11 @@ export interface ShapeRow {
 export class ShapeStore {
   constructor(readonly db: Db) {}
 
-  async get(connector: string, tool: string): Promise<ShapeRow | undefined> {
+  async get(namespace: string, connector: string, tool: string): Promise<ShapeRow | undefined> {
     const rs = await this.db.execute({
-      sql: "SELECT shape, samples, updated_at FROM tool_shapes WHERE connector = ? AND tool = ?",
-      args: [connector, tool],
+      sql: `SELECT shape, samples, updated_at FROM tool_shapes
+        WHERE namespace = ? AND connector = ? AND tool = ?`,
+      args: [namespace, connector, tool],
     });
     const r = rs.rows[0];
     if (!r) return undefined;
@@ -33,6 +37,7 @@ export class ShapeStore {
       return undefined;
     }
     return {
+      namespace,
       connector,
       tool,
       shape,
@@ -41,15 +46,16 @@ export class ShapeStore {
     };
   }
 
-  /** Every stored shape. */
+  /** Every stored shape of every namespace. */
   async all(): Promise<ShapeRow[]> {
     const rs = await this.db.execute(
-      "SELECT connector, tool, shape, samples, updated_at FROM tool_shapes",
+      "SELECT namespace, connector, tool, shape, samples, updated_at FROM tool_shapes",
     );
     const out: ShapeRow[] = [];
     for (const r of rs.rows) {
       try {
         out.push({
+          namespace: String(r.namespace),
           connector: String(r.connector),
           tool: String(r.tool),
           shape: JSON.parse(String(r.shape)),
@@ -65,11 +71,18 @@ export class ShapeStore {
 
   async put(row: ShapeRow): Promise<void> {
     await this.db.execute({
-      sql:
-        `INSERT INTO tool_shapes (connector, tool, shape, samples, updated_at) VALUES (?, ?, ?, ?, ?)
-        ON CONFLICT (connector, tool) DO UPDATE SET shape = excluded.shape, samples = excluded.samples,
-        updated_at = excluded.updated_at`,
-      args: [row.connector, row.tool, JSON.stringify(row.shape), row.samples, row.updatedAt],
+      sql: `INSERT INTO tool_shapes (namespace, connector, tool, shape, samples, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (namespace, connector, tool) DO UPDATE SET shape = excluded.shape,
+        samples = excluded.samples, updated_at = excluded.updated_at`,
+      args: [
+        row.namespace,
+        row.connector,
+        row.tool,
+        JSON.stringify(row.shape),
+        row.samples,
+        row.updatedAt,
+      ],
     });
   }
 }

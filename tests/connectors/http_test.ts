@@ -104,6 +104,7 @@ async function call(tool: Tool, args: unknown, signal?: AbortSignal): Promise<Ou
     const value = await tool.execute!(v.value, {
       signal: signal ?? new AbortController().signal,
       executionId: "exec_http",
+      namespace: "default",
       connector: "http",
       tool: "fetch",
     });

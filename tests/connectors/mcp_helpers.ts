@@ -14,7 +14,7 @@ export function toolContext(
   tool: string,
   signal: AbortSignal = new AbortController().signal,
 ): ToolContext {
-  return { signal, executionId: "exec_test", connector: "mcp", tool };
+  return { signal, executionId: "exec_test", namespace: "default", connector: "mcp", tool };
 }
 
 /** Runs `connector`'s tool `name` directly (no registry). */

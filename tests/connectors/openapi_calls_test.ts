@@ -23,7 +23,13 @@ function registryFor(baseUrl: string, extra: Partial<OpenApiConnectorOptions> = 
 }
 
 function context(tool: string) {
-  return { signal: new AbortController().signal, executionId: "exec_direct", connector: "x", tool };
+  return {
+    signal: new AbortController().signal,
+    executionId: "exec_direct",
+    namespace: "default",
+    connector: "x",
+    tool,
+  };
 }
 
 Deno.test("openApiConnector() calls the API with path, query, header and body arguments", async () => {

@@ -7,7 +7,7 @@ import type { Tool, ToolContext } from "../../src/connectors/types.ts";
 import { CordonError } from "../../src/errors.ts";
 
 function context(signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { signal, executionId: "exec_test", connector: "ai", tool: "t" };
+  return { signal, executionId: "exec_test", namespace: "default", connector: "ai", tool: "t" };
 }
 
 function only(tools: readonly Tool[], name: string): Tool {

@@ -7,6 +7,10 @@
  * processes on one `file:` database, or from several nodes on one libSQL server never lose an
  * update: `increment` adds in SQL, and the key limit is checked inside the insert.
  *
+ * A namespace is a tenant: every key, listing and the key limit belong to the namespace of the
+ * execution that calls (`ToolContext.namespace`), so one tenant can neither read, overwrite,
+ * list nor crowd out another's keys.
+ *
  * @module
  */
 import { z } from "zod";
@@ -24,7 +28,7 @@ import { CREATE_TABLE, DELETE, GET, INCREMENT, LIST, TYPE_OF, UPSERT } from "./s
 export const DEFAULT_STATE_MAX_VALUE_BYTES = 65_536;
 
 /**
- * Keys in one namespace. Enough for an agent's bookkeeping; past it a script is using state as
+ * Keys per calling namespace (tenant). Enough for an agent's bookkeeping; past it a script is using state as
  * a database, and a runaway loop should stop at a limit rather than fill the disk.
  */
 export const DEFAULT_STATE_MAX_KEYS = 1_000;
@@ -45,13 +49,17 @@ export const MAX_STATE_LIST_LIMIT = 1_000;
 export interface StateConnectorOptions {
   /** The database; `cordon_state` is created in it on `start()` if missing. */
   db: Db;
-  /** Keeps this connector's keys apart from other connectors on the same database. */
+  /**
+   * Keeps this connector's keys apart from other connectors on the same database. It prefixes
+   * the calling execution's namespace, which always separates tenants: keys, the key limit and
+   * listings are per calling namespace, whatever this says.
+   */
   namespace?: string;
   /** The connector's name (the global a script uses); `state` by default. */
   name?: string;
   /** Largest value in UTF-8 bytes of JSON; {@link DEFAULT_STATE_MAX_VALUE_BYTES} by default. */
   maxValueBytes?: number;
-  /** Keys in the namespace; {@link DEFAULT_STATE_MAX_KEYS} by default. */
+  /** Keys per calling namespace; {@link DEFAULT_STATE_MAX_KEYS} by default. */
   maxKeys?: number;
   /** Longest key in characters; {@link DEFAULT_STATE_MAX_KEY_LENGTH} by default. */
   maxKeyLength?: number;
@@ -60,6 +68,15 @@ export interface StateConnectorOptions {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * Where a calling namespace's keys live in the table: the namespace itself, or `prefix:namespace`
+ * under a connector prefix. Calling namespaces never hold a `:` (`NAMESPACE_PATTERN`), so no two
+ * (prefix, namespace) pairs share a row key.
+ */
+export function stateScope(prefix: string | undefined, namespace: string): string {
+  return prefix === undefined ? namespace : `${prefix}:${namespace}`;
+}
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   const n = value ?? fallback;
@@ -94,19 +111,23 @@ function decodeCursor(cursor: string): string | undefined {
  * import { ConnectorRegistry } from "../registry.ts";
  * import { stateConnector } from "./state.ts";
  * const db = await openDb(":memory:");
- * const state = stateConnector({ db, namespace: "agent-1" });
+ * const state = stateConnector({ db });
  * await state.start?.();
  * const reg = new ConnectorRegistry([state]);
- * await reg.call("state", "set", { key: "cursor", value: { page: 2 } }, { executionId: "e" });
- * const got = await reg.call("state", "get", { key: "cursor" }, { executionId: "e" });
+ * const acme = { executionId: "e1", namespace: "acme" };
+ * await reg.call("state", "set", { key: "cursor", value: { page: 2 } }, acme);
+ * const got = await reg.call("state", "get", { key: "cursor" }, acme);
  * console.assert(got.ok && (got.value as { page: number }).page === 2);
+ * // Another namespace has its own keys.
+ * const other = await reg.call("state", "get", { key: "cursor" }, { executionId: "e2", namespace: "globex" });
+ * console.assert(other.ok && other.value === null);
  * db.close();
  * ```
  */
 export function stateConnector(options: StateConnectorOptions): Connector {
   const { db } = options;
-  const namespace = options.namespace ?? "default";
-  if (typeof namespace !== "string" || namespace.length === 0) {
+  const scopePrefix = options.namespace;
+  if (scopePrefix !== undefined && (typeof scopePrefix !== "string" || scopePrefix.length === 0)) {
     throw new CordonError(
       "invalid_request",
       "stateConnector: namespace must be a non-empty string",
@@ -146,7 +167,7 @@ export function stateConnector(options: StateConnectorOptions): Connector {
   const full = () =>
     new CordonError(
       "limit_exceeded",
-      `${name} already holds ${maxKeys} keys, its limit; delete keys you no longer need (list() shows them)`,
+      `${name} already holds ${maxKeys} keys for this namespace, its limit; delete keys you no longer need (list() shows them)`,
       { details: { limit: maxKeys } },
     );
 
@@ -160,11 +181,11 @@ export function stateConnector(options: StateConnectorOptions): Connector {
         input: z.object({ key }),
         output: z.json(),
         readOnly: true,
-        execute: async ({ key }) => {
+        execute: async ({ key }, { namespace }) => {
           await ready();
           const { rows } = await db.execute({
             sql: GET,
-            args: [namespace, key],
+            args: [stateScope(scopePrefix, namespace), key],
           });
           return rows.length === 0 ? null : JSON.parse(String(rows[0].value));
         },
@@ -175,14 +196,14 @@ export function stateConnector(options: StateConnectorOptions): Connector {
         input: z.object({ key, value: z.json() }),
         output: z.object({ bytes: z.number().int() }),
         destructive: true,
-        execute: async ({ key, value }) => {
+        execute: async ({ key, value }, { namespace }) => {
           const json = JSON.stringify(value);
           const bytes = encoder.encode(json).length;
           if (bytes > maxValueBytes) throw tooLarge(key, bytes);
           await ready();
           const { rowsAffected } = await db.execute({
             sql: UPSERT,
-            args: [namespace, key, json, now(), maxKeys],
+            args: [stateScope(scopePrefix, namespace), key, json, now(), maxKeys],
           });
           if (rowsAffected === 0) throw full();
           return { bytes };
@@ -193,11 +214,11 @@ export function stateConnector(options: StateConnectorOptions): Connector {
         input: z.object({ key }),
         output: z.boolean(),
         destructive: true,
-        execute: async ({ key }) => {
+        execute: async ({ key }, { namespace }) => {
           await ready();
           const { rowsAffected } = await db.execute({
             sql: DELETE,
-            args: [namespace, key],
+            args: [stateScope(scopePrefix, namespace), key],
           });
           return rowsAffected > 0;
         },
@@ -216,13 +237,13 @@ export function stateConnector(options: StateConnectorOptions): Connector {
           nextCursor: z.string().optional(),
         }),
         readOnly: true,
-        execute: async ({ prefix, limit, cursor }) => {
+        execute: async ({ prefix, limit, cursor }, { namespace }) => {
           const after = cursor === undefined ? "" : decodeCursor(cursor) ?? "";
           const pageSize = limit ?? DEFAULT_STATE_LIST_LIMIT;
           await ready();
           const { rows } = await db.execute({
             sql: LIST,
-            args: [namespace, after, prefix ?? "", pageSize + 1],
+            args: [stateScope(scopePrefix, namespace), after, prefix ?? "", pageSize + 1],
           });
           const items = rows.slice(0, pageSize).map((r) => ({
             key: String(r.key),
@@ -239,19 +260,19 @@ export function stateConnector(options: StateConnectorOptions): Connector {
           "Adds `by` (default 1) to the number under a key, starting from 0, atomically; returns the new number",
         input: z.object({ key, by: z.number().optional() }),
         output: z.number(),
-        execute: async ({ key, by }) => {
+        execute: async ({ key, by }, { namespace }) => {
           const step = by ?? 1;
           // Integers go to SQLite as integers, so counters stay exact and print without ".0".
           const bound = Number.isSafeInteger(step) ? BigInt(step) : step;
           await ready();
           const { rows } = await db.execute({
             sql: INCREMENT,
-            args: [namespace, key, bound, now(), maxKeys],
+            args: [stateScope(scopePrefix, namespace), key, bound, now(), maxKeys],
           });
           if (rows.length > 0) return Number(JSON.parse(String(rows[0].value)));
           const { rows: held } = await db.execute({
             sql: TYPE_OF,
-            args: [namespace, key],
+            args: [stateScope(scopePrefix, namespace), key],
           });
           if (held.length === 0) throw full();
           throw new CordonError(
