@@ -34,7 +34,7 @@ import {
   type ToolCallParams,
 } from "../sandbox/protocol.ts";
 import type { CallEntry } from "../store/calls.ts";
-import { classifyExit, encodedBytes } from "./exit.ts";
+import { classifyExit, concealPaths, encodedBytes } from "./exit.ts";
 import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
@@ -526,7 +526,8 @@ export class Pass {
  * rejection) only when the host raised that code to the script in this run;
  * anything else is the script's own claim and is reported as such.
  */
-function fromChild(info: ErrorInfo, told: ReadonlySet<ErrorCode>): ErrorInfo {
+function fromChild(reply: ErrorInfo, told: ReadonlySet<ErrorCode>): ErrorInfo {
+  const info = { ...reply, message: concealPaths(reply.message) };
   if (CHILD_CODES.has(info.code) || told.has(info.code)) return info;
   return errorInfo(
     "script_error",
