@@ -97,6 +97,12 @@ function prelude(source: string, execPath: string, mainModule: string | undefine
  */
 export function concealHost(): void {
   prelude(String(prelude), NEUTRAL_EXEC_PATH, `${GUEST_NAME}sandbox/guest/entry.ts`);
+  // node:process takes `process.argv0` from Deno's bootstrap arguments when first imported.
+  const internal =
+    (Deno as unknown as Record<symbol, { __nodeBootstrapArgs?: { argv0?: string } }>)[
+      (Deno as unknown as { internal: symbol }).internal
+    ];
+  if (internal?.__nodeBootstrapArgs) internal.__nodeBootstrapArgs.argv0 = NEUTRAL_EXEC_PATH;
   Object.defineProperty(Error, "prepareStackTrace", {
     value: formatStack,
     writable: false,
