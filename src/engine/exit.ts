@@ -27,7 +27,10 @@ function homeDir(): string | undefined {
 export function concealPaths(text: string): string {
   const out = neutralPaths(text);
   const home = homeDir();
-  return home ? out.replaceAll(home, "~") : out;
+  if (!home || !out.includes(home)) return out;
+  // The directory itself, not a longer name that starts the same (`/root` in `/rooted`).
+  const escaped = home.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return out.replace(new RegExp(`${escaped}(?![\\w.-])`, "g"), "~");
 }
 
 /** Bytes of a value in its wire encoding. */

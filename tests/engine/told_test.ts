@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { createRuntime, defineConnector, type ExecuteResult, type Runtime } from "../../mod.ts";
 import { MAX_VALUE_DEPTH } from "../../src/rpc/codec.ts";
+import { concealPaths } from "../../src/engine/exit.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
 
 function nested(depth: number): unknown {
@@ -138,4 +139,17 @@ Deno.test("a rejection the host raised still ends the run rejected; a later forg
     assert.equal(errorOf(forged).code, "script_error");
     assert.equal((await rt.execution(forged.executionId))?.status, "error");
   });
+});
+
+Deno.test("concealPaths() names the guest's modules and the home directory neutrally", () => {
+  const src = new URL("../../src/", import.meta.url);
+  const home = Deno.env.get("HOME") ?? "/home/someone";
+  const hidden = Deno.env.get("HOME") ? "~" : home;
+  const text = concealPaths(
+    `at run (${src.href}sandbox/guest/entry.ts:1:2)\n${src.pathname}rpc/peer.ts ${home}/.cache ${home}x`,
+  );
+  assert.equal(
+    text,
+    `at run (cordon:guest/sandbox/guest/entry.ts:1:2)\ncordon:guest/rpc/peer.ts ${hidden}/.cache ${home}x`,
+  );
 });
