@@ -123,6 +123,20 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "internal",
 ];
 
+/**
+ * Codes a sandbox child may report on its own: what its script threw, and a
+ * result it could not send. Every other code is the host's (limits, kills,
+ * decisions, tools, the store); a child can write any frame, so it may
+ * repeat one only when the host raised it to the script in that run
+ * (a rejected call the script did not catch), and otherwise its claim is
+ * reported as the script's own `script_error`.
+ */
+export const CHILD_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "script_error",
+  "result_not_serializable",
+  "result_too_large",
+]);
+
 /** Where in the user's own code something went wrong (1-based). */
 export interface SourceLocation {
   /** Line in the code as the caller sent it, from 1. */

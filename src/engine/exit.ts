@@ -6,8 +6,32 @@
 import { type ErrorInfo, errorInfo } from "../errors.ts";
 import { encodeValue } from "../rpc/codec.ts";
 import type { ChildExit } from "../sandbox/child.ts";
+import { neutralPaths } from "../sandbox/guest/conceal.ts";
 
 const encoder = new TextEncoder();
+
+function homeDir(): string | undefined {
+  try {
+    const home = Deno.env.get("HOME");
+    return home && home.length > 1 ? home : undefined;
+  } catch {
+    // No env permission on the host: nothing to hide that it could read.
+    return undefined;
+  }
+}
+
+/**
+ * `text` from a child (its stderr, its error messages) with the host's paths hidden: the
+ * guest's modules named `cordon:guest/…` as inside the child, the home directory `~`.
+ */
+export function concealPaths(text: string): string {
+  const out = neutralPaths(text);
+  const home = homeDir();
+  if (!home || !out.includes(home)) return out;
+  // The directory itself, not a longer name that starts the same (`/root` in `/rooted`).
+  const escaped = home.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return out.replace(new RegExp(`${escaped}(?![\\w.-])`, "g"), "~");
+}
 
 /** Bytes of a value in its wire encoding. */
 export function encodedBytes(value: unknown): number {
@@ -18,7 +42,7 @@ export function encodedBytes(value: unknown): number {
 export function classifyExit(exit: ChildExit, heapMiB: number, memoryMiB: number): ErrorInfo {
   if (exit.killedFor) return exit.killedFor;
   if (exit.fault) return exit.fault;
-  const tail = exit.stderr.slice(-2048);
+  const tail = concealPaths(exit.stderr.slice(-2048));
   if (exit.oomKilled) {
     return errorInfo(
       "sandbox_memory",

@@ -15,8 +15,8 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
-import { encodeValue } from "../rpc/codec.ts";
+import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
+import { CodecError, encodeValue, MAX_VALUE_DEPTH } from "../rpc/codec.ts";
 import type { InStatement } from "@libsql/client";
 import {
   appendStatement,
@@ -58,9 +58,29 @@ function sortKeys(value: unknown): unknown {
   return out;
 }
 
-/** Encodes a value for the log, refusing one over `maxBytes`. */
-export function durableJson(value: unknown, maxBytes: number, what: string): string {
-  const json = JSON.stringify(encodeValue(value)) ?? "null";
+/**
+ * Encodes a value for the log, refusing one over `maxBytes`, and one the
+ * codec cannot carry (a function, a cycle, a `Float32Array`, nesting past
+ * {@link MAX_VALUE_DEPTH}) with `unencodable`: `invalid_output` for what a
+ * tool or a person returned, `invalid_input` for what the script sent.
+ */
+export function durableJson(
+  value: unknown,
+  maxBytes: number,
+  what: string,
+  unencodable: "invalid_input" | "invalid_output" = "invalid_output",
+): string {
+  let json: string;
+  try {
+    json = JSON.stringify(encodeValue(value)) ?? "null";
+  } catch (err) {
+    if (!(err instanceof CodecError)) throw err;
+    throw new CordonError(
+      unencodable,
+      `${what} cannot be carried: ${err.message}; return plain data (Uint8Array for bytes)`,
+      { details: { path: err.path, maxDepth: MAX_VALUE_DEPTH } },
+    );
+  }
   const bytes = encoder.encode(json).length;
   if (bytes > maxBytes) {
     throw new CordonError(
@@ -123,7 +143,12 @@ export class CallJournal {
     args: unknown,
     policy: CallPolicy,
   ): Promise<JournalDecision> {
-    const argsJson = durableJson(args, this.#maxBytes, `The arguments of ${connector}.${tool}`);
+    const argsJson = durableJson(
+      args,
+      this.#maxBytes,
+      `The arguments of ${connector}.${tool}`,
+      "invalid_input",
+    );
     const key = `tool|${connector}|${tool}|${canonicalJson(args)}`;
     const match = this.#recorded.find((r) => !r.consumed && r.key === key);
     if (match) {
@@ -222,7 +247,12 @@ export class CallJournal {
   /** Stores a step's value (applied at once: a step has no side effect). */
   async recordStep(seq: number, name: string, occurrence: number, value: unknown): Promise<void> {
     const args = { name, occurrence };
-    const resultJson = durableJson(value, this.#maxBytes, `The value of step "${name}"`);
+    const resultJson = durableJson(
+      value,
+      this.#maxBytes,
+      `The value of step "${name}"`,
+      "invalid_input",
+    );
     const entry: CallEntry = {
       executionId: this.#executionId,
       seq,
@@ -258,7 +288,7 @@ export class CallJournal {
           `The result of ${entry?.connector}.${entry?.tool}`,
         );
       } catch (err) {
-        final = { ok: false, error: (err as CordonError).toInfo() };
+        final = { ok: false, error: toErrorInfo(err, "invalid_output") };
       }
     }
     if (entry) {

@@ -12,7 +12,14 @@
  * @module
  */
 import type { ConnectorRegistry } from "../connectors/registry.ts";
-import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import {
+  CHILD_CODES,
+  CordonError,
+  type ErrorCode,
+  type ErrorInfo,
+  errorInfo,
+  toErrorInfo,
+} from "../errors.ts";
 import type { MemoryGuardKind } from "../sandbox/cgroup.ts";
 import type { SandboxChild } from "../sandbox/child.ts";
 import {
@@ -27,7 +34,7 @@ import {
   type ToolCallParams,
 } from "../sandbox/protocol.ts";
 import type { CallEntry } from "../store/calls.ts";
-import { classifyExit, encodedBytes } from "./exit.ts";
+import { classifyExit, concealPaths, encodedBytes } from "./exit.ts";
 import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
@@ -121,6 +128,8 @@ export class Pass {
   #ended = new AbortController();
   /** The child's answer to `run` has arrived (set before its promise settles). */
   #answered = false;
+  /** Codes this pass raised to the script; only these may come back in its reply. */
+  #told = new Set<ErrorCode>();
 
   constructor(options: PassOptions) {
     this.#o = options;
@@ -138,7 +147,7 @@ export class Pass {
   async start(): Promise<void> {
     const { child, limits } = this.#o;
     child.bind({
-      onRequest: (method, params) => this.#onRequest(method, params),
+      onRequest: (method, params) => this.#answer(method, params),
       onNotification: (method, params) => {
         if (method === METHOD_LOG) this.logs.add(params);
       },
@@ -242,6 +251,17 @@ export class Pass {
 
   get calls(): number {
     return this.#calls;
+  }
+
+  /** Answers a request of the child's, noting the code of every failure it is told. */
+  async #answer(method: string, params: unknown): Promise<unknown> {
+    try {
+      return await this.#onRequest(method, params);
+    } catch (err) {
+      // The peer sends a non-CordonError as `tool_error`; the same code is noted here.
+      this.#told.add(toErrorInfo(err).code);
+      throw err;
+    }
   }
 
   async #onRequest(method: string, params: unknown): Promise<unknown> {
@@ -441,7 +461,7 @@ export class Pass {
         outcome = {
           ok: false,
           error: err instanceof CordonError
-            ? fromChild(err.toInfo())
+            ? fromChild(err.toInfo(), this.#told)
             : errorInfo("protocol_error", String(err)),
         };
       }
@@ -503,31 +523,17 @@ export class Pass {
 }
 
 /**
- * Codes only the host decides (limits, kills, the store). The child is
- * untrusted: a script can write any frame to stdout, so a run reply that
- * claims one of these is the script's own claim and is reported as such.
+ * The child is untrusted: a script can write any frame to stdout, so a run
+ * reply may carry a code the host owns (a limit, a kill, a person's
+ * rejection) only when the host raised that code to the script in this run;
+ * anything else is the script's own claim and is reported as such.
  */
-const HOST_ONLY_CODES: ReadonlySet<string> = new Set([
-  "sandbox_timeout",
-  "sandbox_memory",
-  "sandbox_crashed",
-  "spawn_failed",
-  "protocol_error",
-  "output_limit",
-  "too_many_calls",
-  "too_many_calls_in_flight",
-  "runtime_closed",
-  "limit_exceeded",
-  "interrupted",
-  "expired",
-  "replay_divergence",
-]);
-
-function fromChild(info: ErrorInfo): ErrorInfo {
-  if (!HOST_ONLY_CODES.has(info.code)) return info;
+function fromChild(reply: ErrorInfo, told: ReadonlySet<ErrorCode>): ErrorInfo {
+  const info = { ...reply, message: concealPaths(reply.message) };
+  if (CHILD_CODES.has(info.code) || told.has(info.code)) return info;
   return errorInfo(
     "script_error",
-    `The script reported "${info.code}" itself (${info.message}); the host enforced no such limit`,
+    `The script reported "${info.code}" itself (${info.message}); the host raised no such failure`,
     { claimed: info.code },
   );
 }

@@ -15,7 +15,11 @@
  * - secrets: headers the host adds for a host (an API key) and the script never sees. They
  *   are not in the script's arguments (so not in the call log), a script cannot set or
  *   override them, they are not forwarded on redirects to another host, and they are removed
- *   from everything returned (headers, body, URL, error messages);
+ *   from everything returned (headers, body text or bytes, URL, error messages), in every
+ *   escaped or encoded form `Redactor` knows (see `redact.ts`);
+ * - a body that is not text (see `isTextBody`) comes back as `bytes`, a `Uint8Array`, as sent:
+ *   a `content-encoding` is undone by fetch as the body is read, so the size limit bounds the
+ *   unpacked bytes too; an `application/gzip` file is returned packed;
  * - a bounded response (`maxResponseBytes`, then `truncated: true`) and a deadline
  *   (`timeoutMs`, declared as the tool's `timeoutMs`, so the registry reports `tool_timeout`).
  *
@@ -30,7 +34,7 @@ import { z } from "zod";
 import { CordonError } from "../../errors.ts";
 import { defineConnector } from "../define.ts";
 import type { Connector, ToolContext } from "../types.ts";
-import { type BoundedBody, decodeBody, isJsonType, readBounded } from "./http_body.ts";
+import { type BoundedBody, decodeBody, isJsonType, isTextBody, readBounded } from "./http_body.ts";
 import { HttpPolicy } from "./http_policy.ts";
 
 /**
@@ -40,8 +44,10 @@ import { HttpPolicy } from "./http_policy.ts";
 export const DEFAULT_HTTP_TIMEOUT_MS = 15_000;
 
 /**
- * Largest body returned, in bytes. A result goes into the call log (1,000,000 bytes per value by
- * default) after JSON escaping, which can double text; a quarter of that cap leaves room.
+ * Largest body returned, in bytes, text or bytes, after any `content-encoding` is undone (so a
+ * compressed bomb is cut here, not unpacked whole: fetch decompresses as the body is read). A
+ * result goes into the call log (1,000,000 bytes per value by default) after JSON escaping,
+ * which can double text, or as base64, 4/3 of the bytes; a quarter of that cap leaves room.
  */
 export const DEFAULT_HTTP_MAX_RESPONSE_BYTES = 262_144;
 
@@ -108,7 +114,10 @@ const outputSchema = z.object({
   url: z.string().describe("The URL that answered, after redirects"),
   status: z.number().int(),
   headers: z.record(z.string(), z.string()),
-  body: z.string().optional().describe("The body as text, when it is not JSON"),
+  body: z.string().optional().describe("The body as text, when it is text and not JSON"),
+  bytes: z.instanceof(Uint8Array).optional().describe(
+    "The body as bytes, when it is not text (images, archives, application/gzip as sent)",
+  ),
   json: z.any().optional().describe("The body parsed, for JSON responses"),
   truncated: z.literal(true).optional().describe("The body was cut at the size limit"),
 });
@@ -170,6 +179,11 @@ export function httpConnector(options: HttpConnectorOptions): Connector {
         : redactor.text(value);
     }
     const result: HttpResult = { url: redactor.text(url.href), status: res.status, headers };
+    if (!isTextBody(bytes, contentType, truncated)) {
+      result.bytes = redactor.bytes(bytes, truncated);
+      if (truncated) result.truncated = true;
+      return result;
+    }
     const text = decodeBody(bytes, contentType);
     if (!truncated && isJsonType(contentType) && text.trim() !== "") {
       try {
@@ -257,7 +271,7 @@ export function httpConnector(options: HttpConnectorOptions): Connector {
     tools: {
       fetch: {
         description:
-          `Fetches a URL on the allow list (${allowed}); returns { url, status, headers, body | json, truncated? }`,
+          `Fetches a URL on the allow list (${allowed}); returns { url, status, headers, body | json | bytes, truncated? }`,
         input: inputSchema,
         output: outputSchema,
         timeoutMs,

@@ -73,3 +73,36 @@ export function isJsonType(contentType: string | null): boolean {
   const media = (contentType ?? "").split(";")[0].trim().toLowerCase();
   return /^(application|text)\/([\w.-]+\+)?json$/.test(media);
 }
+
+/** Media types that are bytes whatever they hold: compressed, archived, media, documents. */
+const BINARY_TYPE =
+  /^(image|audio|video|font|model)\/|^application\/(octet-stream|(x-)?gzip|zip|zstd|x-(tar|bzip2|xz|7z-compressed)|pdf|wasm|x-protobuf|protobuf|msgpack|x-msgpack|cbor|vnd\.[\w.-]+\+zip)$/;
+
+/** C0 controls other than tab, line feed, form feed, carriage return and escape, and DEL. */
+// deno-lint-ignore no-control-regex -- finding control characters is the point.
+const CONTROL = /[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]/;
+
+/**
+ * Whether a body reads as text. A declared binary type is bytes; a declared charset other than
+ * UTF-8 is text (decoded by it); anything else is text when it is UTF-8 without control
+ * characters (a body cut short may end inside a character). Bytes that are not text would
+ * otherwise come back as replacement characters and `\u0000` escapes, six times their size.
+ */
+export function isTextBody(
+  bytes: Uint8Array,
+  contentType: string | null,
+  truncated: boolean,
+): boolean {
+  const media = (contentType ?? "").split(";")[0].trim().toLowerCase();
+  if (BINARY_TYPE.test(media)) return false;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1]?.toLowerCase();
+  if (charset && charset !== "utf-8" && charset !== "utf8") return true;
+  let text: string;
+  try {
+    // A decoder per body: streaming keeps a cut character's bytes for a next call.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: truncated });
+  } catch {
+    return false;
+  }
+  return !CONTROL.test(text);
+}

@@ -32,6 +32,10 @@ import {
   type RunResult,
   type SnippetModule,
 } from "../protocol.ts";
+import { concealHost } from "./conceal.ts";
+
+// Before anything else runs: no user code may see the host's paths.
+concealHost();
 
 // Captured before user code can touch the intrinsics.
 const { defineProperty, freeze, create } = Object;
