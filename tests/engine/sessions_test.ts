@@ -146,12 +146,16 @@ Deno.test("busy, unknown, other-namespace and both-options requests fail before 
   assert.equal(ok(await rt.execute({ sessionId, code: "return n" })), 1);
 });
 
-Deno.test("an idle session expires; past maxSessions the least recently used is evicted", async () => {
+Deno.test("an idle session expires after idleTtlMs", async () => {
   await using rt = await open({ sessions: { idleTtlMs: 150, maxSessions: 2 } });
   const a = (await rt.execute({ session: true, code: "let v = 'a'; return v" })).meta.sessionId!;
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(code(await rt.execute({ sessionId: a, code: "return v" })), "session_not_found");
+});
 
+Deno.test("past maxSessions the least recently used idle session is evicted", async () => {
+  // A long idle TTL: on a busy machine spawning c and d must not expire b by time instead.
+  await using rt = await open({ sessions: { idleTtlMs: 60_000, maxSessions: 2 } });
   const b = (await rt.execute({ session: true, code: "let v = 'b'; return v" })).meta.sessionId!;
   const c = (await rt.execute({ session: true, code: "let v = 'c'; return v" })).meta.sessionId!;
   assert.equal(
