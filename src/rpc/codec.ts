@@ -38,10 +38,13 @@ export const MAX_BIGINT_DIGITS = 10_000;
 /** A value could not be encoded; `path` says where. */
 export class CodecError extends TypeError {
   readonly path: string;
+  /** What is wrong there, without the path. */
+  readonly reason: string;
   constructor(path: string, what: string) {
     super(`Cannot encode value at ${path || "(root)"}: ${what}`);
     this.name = "CodecError";
     this.path = path;
+    this.reason = what;
   }
 }
 
