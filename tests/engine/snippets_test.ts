@@ -240,3 +240,60 @@ return { s, note };`,
     await assertNoSandboxChildren();
   });
 }
+
+Deno.test("snippets: input schemas validate on a linear-time engine, with every keyword", async () => {
+  await using rt = await createRuntime({
+    db: ":memory:",
+    pool: { size: 0 },
+    typecheck: "off",
+  });
+  const done = await rt.execute({ code: "return input ?? null" });
+  // Both keywords made z.fromJSONSchema throw, so such a schema could not be saved at all.
+  await rt.saveSnippet("conditional", {
+    executionId: done.executionId,
+    description: "Echoes its input",
+    inputSchema: {
+      type: "object",
+      properties: { kind: { type: "string" }, id: { type: "string", pattern: "^(a+)+$" } },
+      if: { properties: { kind: { const: "card" } }, required: ["kind"] },
+      then: { required: ["number"] },
+      dependentRequired: { id: ["kind"] },
+    },
+  });
+  const code = (r: ExecuteResult) => (r as { error?: { code: string } }).error?.code;
+  assert.deepEqual(ok(await rt.runSnippet("conditional", { kind: "cash" })), { kind: "cash" });
+  assert.equal(code(await rt.runSnippet("conditional", { kind: "card" })), "invalid_input");
+  assert.equal(code(await rt.runSnippet("conditional", { id: "aaa" })), "invalid_input");
+  assert.deepEqual(ok(await rt.runSnippet("conditional", { id: "aaa", kind: "x" })), {
+    id: "aaa",
+    kind: "x",
+  });
+  // `^(a+)+$` against this took the host 5 s on V8's backtracking engine.
+  let worstLag = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worstLag = Math.max(worstLag, now - last);
+    last = now;
+  }, 5);
+  let hostile: ExecuteResult;
+  try {
+    hostile = await rt.runSnippet("conditional", { kind: "x", id: "a".repeat(26) + "!" });
+    hostile = await rt.runSnippet("conditional", { kind: "x", id: "a".repeat(100_000) + "!" });
+  } finally {
+    clearInterval(timer);
+  }
+  assert.equal(code(hostile), "invalid_input");
+  assert.match((hostile as { error: { message: string } }).error.message, /id: must match/);
+  assert.ok(worstLag < 1000, `the event loop stalled ${Math.round(worstLag)} ms`);
+  // A pattern the linear-time engine cannot run is refused when saved, with the reason.
+  await assert.rejects(
+    rt.saveSnippet("lookahead", {
+      executionId: done.executionId,
+      description: "Uses a lookahead",
+      inputSchema: { type: "string", pattern: "^(?=a)\\w+$" },
+    }),
+    (err: Error & { code?: string }) =>
+      err.code === "invalid_request" && /linear-time engine/.test(err.message),
+  );
+});
