@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { compileJsonSchema } from "../../src/connectors/json_schema.ts";
+import { inputValidator } from "../../src/connectors/openapi/validate.ts";
+
+/** Runs `work` and answers with the longest the event loop went without a turn. */
+async function worstLag(work: () => void): Promise<number> {
+  let worst = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    worst = Math.max(worst, now - last);
+    last = now;
+  }, 5);
+  try {
+    await new Promise((r) => setTimeout(r, 10));
+    work();
+    await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    clearInterval(timer);
+  }
+  return worst;
+}
+
+/** A generous bound: the attacks below took 5 s and more on V8's engine and Ajv's defaults. */
+const STALL_BOUND_MS = 1000;
+
+Deno.test("compileJsonSchema() runs patterns in linear time: ^(a+)+$ cannot stall the host", async () => {
+  const s = compileJsonSchema({
+    type: "object",
+    properties: { id: { type: "string", pattern: "^(a+)+$" } },
+    patternProperties: { "^(x+x+)+y$": { type: "number" } },
+  });
+  assert.deepEqual(s.check({ id: "aaaa" }), []);
+  let issues: { path: string; message: string }[] = [];
+  const lag = await worstLag(() => {
+    issues = s.check({ id: "a".repeat(200_000) + "!", ["x".repeat(100_000)]: "text" });
+  });
+  assert.deepEqual(issues.map((i) => i.path), ["id"]);
+  assert.match(issues[0].message, /must match pattern/);
+  assert.ok(lag < STALL_BOUND_MS, `the event loop stalled ${Math.round(lag)} ms`);
+});
+
+Deno.test("compileJsonSchema() checks uniqueItems in linear time", async () => {
+  const s = compileJsonSchema({ type: "array", uniqueItems: true });
+  const many = Array.from({ length: 100_000 }, (_, i) => ({ n: i, tag: "t" }));
+  let fine: unknown[] = [];
+  let dup: unknown[] = [];
+  const lag = await worstLag(() => {
+    fine = s.check(many);
+    dup = s.check([...many, { tag: "t", n: 5 }]);
+  });
+  assert.deepEqual(fine, []);
+  assert.equal(dup.length, 1, "key order does not make two equal objects different");
+  assert.ok(lag < STALL_BOUND_MS, `the event loop stalled ${Math.round(lag)} ms`);
+});
+
+Deno.test("compileJsonSchema() validates if/then/else, dependentRequired and draft-07 schemas", () => {
+  const conditional = compileJsonSchema({
+    if: { properties: { kind: { const: "card" } }, required: ["kind"] },
+    then: { required: ["number"] },
+    else: { properties: { number: false } },
+    dependentRequired: { a: ["b"] },
+  });
+  assert.deepEqual(conditional.check({ kind: "card", number: "1" }), []);
+  assert.notDeepEqual(conditional.check({ kind: "card" }), []);
+  assert.notDeepEqual(conditional.check({ kind: "cash", number: "1" }), []);
+  assert.deepEqual(conditional.check({ kind: "cash", a: 1 }).map((i) => i.path), ["b"]);
+  const draft7 = compileJsonSchema({
+    $schema: "http://json-schema.org/draft-07/schema#",
+    definitions: { n: { type: "number" } },
+    type: "array",
+    items: [{ $ref: "#/definitions/n" }, { type: "string" }],
+  });
+  assert.deepEqual(draft7.check([1, "x"]), []);
+  assert.deepEqual(draft7.check(["x", "x"]).map((i) => i.path), ["0"]);
+  const required = compileJsonSchema({ type: "object", required: ["name"] });
+  assert.deepEqual(required.check({}).map((i) => i.path), ["name"]);
+});
+
+Deno.test("compileJsonSchema() ignores a pattern RE2 cannot run with a warning, or refuses it", () => {
+  const schema = { type: "string", pattern: "^(?=a)a+$" };
+  const lenient = compileJsonSchema(schema);
+  assert.deepEqual(lenient.check("bbb"), [], "an ignored pattern matches everything");
+  assert.equal(lenient.warnings.length, 1);
+  assert.match(lenient.warnings[0], /\(\?=a\)/);
+  assert.throws(
+    () => compileJsonSchema(schema, { unsupportedPatterns: "refuse" }),
+    (err: Error & { code?: string }) =>
+      err.code === "invalid_request" && /backreferences or lookaround/.test(err.message),
+  );
+  assert.throws(
+    () => compileJsonSchema({ type: "strnig" }),
+    (err: Error & { code?: string }) => err.code === "invalid_request",
+  );
+});
+
+Deno.test("compileJsonSchema() compiles once per schema and keeps one schema's $id from another", () => {
+  const a = { $id: "https://example.com/x", type: "string" };
+  assert.equal(compileJsonSchema(a), compileJsonSchema(structuredClone(a)));
+  // Another tenant's schema cannot reach the first through its $id.
+  assert.throws(() => compileJsonSchema({ $ref: "https://example.com/x" }));
+  const b = compileJsonSchema({ $id: "https://example.com/x", type: "number" });
+  assert.deepEqual(b.check(1), []);
+});
+
+Deno.test("inputValidator() of an OpenAPI operation does not stall on a hostile pattern", async () => {
+  const check = inputValidator(
+    { type: "object", properties: { q: { type: "string", pattern: "^(\\w+\\s?)*$" } } },
+    "search.find",
+  );
+  let result: ReturnType<typeof check> | undefined;
+  const lag = await worstLag(() => {
+    result = check({ q: "word ".repeat(20_000) + "!" });
+  });
+  assert.equal(result?.ok, false);
+  assert.ok(lag < STALL_BOUND_MS, `the event loop stalled ${Math.round(lag)} ms`);
+});
