@@ -1,0 +1,39 @@
+import assert from "node:assert/strict";
+import { mcpConnector } from "../../src/connectors/mcp/mod.ts";
+import { STALL_BOUND_MS, withLag } from "../_helpers/lag.ts";
+import { FIRST_START_TIMEOUT_MS } from "../_helpers/mcp_servers.ts";
+import { callTool } from "./mcp_helpers.ts";
+
+/** The server of tests/fixtures/mcp/hostile_schema_server.ts, run from the installed cache. */
+function hostileSchemaServer(): { command: string; args: string[] } {
+  const root = new URL("../../", import.meta.url);
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--cached-only",
+      `--config=${new URL("deno.json", root).pathname}`,
+      "--allow-read",
+      "--allow-env",
+      new URL("tests/fixtures/mcp/hostile_schema_server.ts", root).pathname,
+    ],
+  };
+}
+
+Deno.test("McpConnector checks a server's output schema patterns without stalling the host", async () => {
+  await using connector = mcpConnector({
+    name: "hostile",
+    ...hostileSchemaServer(),
+    startupTimeoutMs: FIRST_START_TIMEOUT_MS,
+  });
+  await connector.start();
+  assert.deepEqual(await callTool(connector, "echo", { text: "aaaa" }), { value: "aaaa" });
+  // The SDK's default validator (Ajv on V8's RegExp) held the host for seconds on this.
+  const { value: failure, lagMs } = await withLag(() =>
+    callTool(connector, "echo", { text: "a".repeat(28) + "!" }).then(() => undefined, (e) => e)
+  );
+  assert.ok(failure instanceof Error, "a result that breaks its output schema fails the call");
+  assert.match(failure.message, /must match pattern/);
+  assert.ok(lagMs < STALL_BOUND_MS, `the event loop stalled ${Math.round(lagMs)} ms`);
+});
