@@ -1,28 +1,11 @@
 import assert from "node:assert/strict";
 import { compileJsonSchema } from "../../src/connectors/json_schema.ts";
 import { inputValidator } from "../../src/connectors/openapi/validate.ts";
+import { STALL_BOUND_MS, withLag } from "../_helpers/lag.ts";
 
-/** Runs `work` and answers with the longest the event loop went without a turn. */
 async function worstLag(work: () => void): Promise<number> {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 5);
-  try {
-    await new Promise((r) => setTimeout(r, 10));
-    work();
-    await new Promise((r) => setTimeout(r, 10));
-  } finally {
-    clearInterval(timer);
-  }
-  return worst;
+  return (await withLag(work)).lagMs;
 }
-
-/** A generous bound: the attacks below took 5 s and more on V8's engine and Ajv's defaults. */
-const STALL_BOUND_MS = 1000;
 
 Deno.test("compileJsonSchema() runs patterns in linear time: ^(a+)+$ cannot stall the host", async () => {
   const s = compileJsonSchema({
