@@ -144,7 +144,7 @@ export function checkConnector(connector: Connector): ConnectorProblem[] {
  * @param tool The tool, e.g. from `kit.tool("weather.forecast")`.
  * @param sample A value the tool might return.
  * @returns The value as the schema parses it, or a message naming each mismatch.
- * @throws {TypeError} When the tool has no output schema, or zod cannot read its JSON Schema.
+ * @throws {TypeError} When the tool has no output schema, or its JSON Schema cannot be compiled.
  */
 export function checkOutput(tool: Tool, sample: unknown): OutputCheck {
   if (tool.validateOutput) {
