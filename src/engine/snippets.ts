@@ -11,7 +11,11 @@
 import type { ConnectorRegistry } from "../connectors/registry.ts";
 import type { JsonSchema } from "../connectors/types.ts";
 import { schemaToTs } from "../connectors/typegen/mod.ts";
-import { type CompiledSchema, compileJsonSchema } from "../connectors/json_schema.ts";
+import {
+  type CompiledSchema,
+  compileJsonSchema,
+  type SchemaBounds,
+} from "../connectors/json_schema.ts";
 import { CordonError } from "../errors.ts";
 import type { SnippetModule } from "../sandbox/protocol.ts";
 import type { CallStore } from "../store/calls.ts";
@@ -29,6 +33,13 @@ export const SNIPPET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const MAX_SNIPPET_DESCRIPTION_CHARS = 2_000;
 /** An input schema is a contract, not a payload. */
 export const MAX_INPUT_SCHEMA_CHARS = 64 * 1024;
+/**
+ * How large an input schema may be in subschemas, nesting and patterns: it
+ * comes with a request and compiles on the host's event loop (about 0.1-0.5 ms
+ * a node and 1 ms a pattern), so it stays well inside the 50 ms every request
+ * may take from it. An input is a handful of named fields.
+ */
+export const INPUT_SCHEMA_BOUNDS: SchemaBounds = { nodes: 200, depth: 16, patterns: 20 };
 
 /** A snippet as callers see it. */
 export interface SnippetInfo {
@@ -109,7 +120,10 @@ function checkName(name: unknown): string {
  */
 function validatorOf(schema: JsonSchema, saving: boolean): CompiledSchema {
   try {
-    return compileJsonSchema(schema, { unsupportedPatterns: saving ? "refuse" : "ignore" });
+    return compileJsonSchema(schema, {
+      unsupportedPatterns: saving ? "refuse" : "ignore",
+      bounds: INPUT_SCHEMA_BOUNDS,
+    });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new CordonError(

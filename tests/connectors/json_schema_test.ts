@@ -98,3 +98,37 @@ Deno.test("inputValidator() of an OpenAPI operation does not stall on a hostile 
   assert.equal(result?.ok, false);
   assert.ok(lag < STALL_BOUND_MS, `the event loop stalled ${Math.round(lag)} ms`);
 });
+
+Deno.test("compileJsonSchema() refuses a schema past its bounds before compiling it", async () => {
+  let deep: unknown = { type: "string" };
+  for (let i = 0; i < 5000; i++) deep = { items: deep };
+  let doubling: unknown = { type: "string" };
+  for (let i = 0; i < 12; i++) doubling = { anyOf: [doubling, doubling] };
+  const patterns: Record<string, unknown> = {};
+  for (let i = 0; i < 3000; i++) patterns[`p${i}`] = { type: "string", pattern: `^a${i}` };
+  const hostile: [unknown, RegExp][] = [
+    [deep, /nests more than 64 deep/],
+    [doubling, /more than 5000 objects and arrays/],
+    [{ properties: patterns }, /more than 1000 patterns/],
+  ];
+  // Compiled, these took Ajv 0.7 s (a stack overflow), 4 s and 8 s.
+  const { lagMs } = await withLag(() => {
+    for (const [schema, reason] of hostile) {
+      assert.throws(
+        () => compileJsonSchema(schema as Record<string, unknown>),
+        (err: Error & { code?: string }) =>
+          err.code === "invalid_request" && reason.test(err.message),
+      );
+    }
+  });
+  assert.ok(lagMs < STALL_BOUND_MS, `the event loop stalled ${Math.round(lagMs)} ms`);
+  const small = compileJsonSchema({ properties: { a: { pattern: "^a" } } }, {
+    bounds: { nodes: 3, depth: 3, patterns: 1 },
+  });
+  assert.deepEqual(small.check({ a: "b" }).map((i) => i.path), ["a"]);
+  assert.throws(() =>
+    compileJsonSchema({ properties: { a: { pattern: "^a" }, b: { pattern: "^b" } } }, {
+      bounds: { nodes: 10, depth: 3, patterns: 1 },
+    })
+  );
+});

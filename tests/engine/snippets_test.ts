@@ -277,6 +277,19 @@ Deno.test("snippets: input schemas validate on a linear-time engine, with every 
   assert.equal(code(hostile), "invalid_input");
   assert.match((hostile as { error: { message: string } }).error.message, /id: must match/);
   assert.ok(lagMs < STALL_BOUND_MS, `the event loop stalled ${Math.round(lagMs)} ms`);
+  // A schema that would take Ajv seconds to compile is refused by size before it compiles.
+  const wide: Record<string, unknown> = {};
+  for (let i = 0; i < 1000; i++) wide[`field${i}`] = { type: "string", minLength: i };
+  const { value: refused, lagMs: compileLag } = await withLag(() =>
+    rt.saveSnippet("wide", {
+      executionId: done.executionId,
+      description: "A schema with thousands of fields",
+      inputSchema: { type: "object", properties: wide },
+    }).then(() => undefined, (err: Error & { code?: string }) => err)
+  );
+  assert.equal(refused?.code, "invalid_request");
+  assert.match(refused?.message ?? "", /more than 200 objects and arrays/);
+  assert.ok(compileLag < STALL_BOUND_MS, `the event loop stalled ${Math.round(compileLag)} ms`);
   // A pattern the linear-time engine cannot run is refused when saved, with the reason.
   await assert.rejects(
     rt.saveSnippet("lookahead", {
