@@ -111,9 +111,13 @@ const UNIQUE_ITEMS = {
   validate: function unique(schema: boolean, data: unknown[]): boolean {
     (unique as { errors?: unknown[] }).errors = [];
     if (!schema) return true;
-    const seen = new Set<string>();
+    // Strings are their own keys in a set of their own; numbers are their own keys beside the
+    // canonical texts of everything else (a Set tells the number 1 from the text "1").
+    const strings = new Set<string>();
+    const others = new Set<unknown>();
     for (const item of data) {
-      const key = canonical(item);
+      const seen = typeof item === "string" ? strings : others;
+      const key = typeof item === "string" || typeof item === "number" ? item : canonical(item);
       if (seen.has(key)) {
         (unique as { errors?: unknown[] }).errors = [{
           keyword: "uniqueItems",
