@@ -34,6 +34,10 @@ Deno.test("compileJsonSchema() checks uniqueItems in linear time", async () => {
   });
   assert.deepEqual(fine, []);
   assert.equal(dup.length, 1, "key order does not make two equal objects different");
+  const distinct = [1, "1", true, "true", null, "null", { a: 1 }, '{"a":1}', [1], "[1]"];
+  assert.deepEqual(s.check(distinct), [], "a value and its text are different items");
+  assert.equal(s.check(["x", "x"]).length, 1);
+  assert.equal(s.check([1, 1.0]).length, 1);
   assert.ok(lag < STALL_BOUND_MS, `the event loop stalled ${Math.round(lag)} ms`);
 });
 
