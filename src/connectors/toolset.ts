@@ -7,7 +7,7 @@
  * | AI SDK | Cordon |
  * | --- | --- |
  * | `inputSchema` / `outputSchema` (zod) | `z.toJSONSchema`, checked with zod |
- * | `jsonSchema({...}, { validate })` | its JSON Schema, checked with `validate`, else with `z.fromJSONSchema` |
+ * | `jsonSchema({...}, { validate })` | its JSON Schema, checked with `validate`, else with Cordon's JSON Schema validator (RE2 patterns) |
  * | `needsApproval: true` or a function | `requiresApproval: true` (see below) |
  * | no `execute` | `resolution: "client"`: the result is supplied with `resolve()` |
  * | `execute(input, { toolCallId, messages, abortSignal, context })` | called with the call's signal |

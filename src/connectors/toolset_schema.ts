@@ -13,6 +13,7 @@
 import { z } from "zod";
 import { CordonError, type ErrorCode, errorInfo } from "../errors.ts";
 import type { JsonSchema, Validation } from "./types.ts";
+import { type CompiledSchema, compileJsonSchema } from "./json_schema.ts";
 
 /** How the AI SDK marks its own schema objects (`Symbol.for("vercel.ai.schema")` in provider-utils). */
 const AI_SCHEMA_MARKER = Symbol.for("vercel.ai.schema");
@@ -132,13 +133,14 @@ function fromZod(schema: z.ZodType, io: "input" | "output", role: SchemaRole): A
 }
 
 /**
- * Compiles a JSON Schema into a zod checker, or `null` when zod cannot read it (draft-07
- * `definitions`, unknown keywords it refuses): such values are then accepted as they are, which
- * is what the AI SDK itself does for a `jsonSchema()` without `validate`.
+ * Compiles a JSON Schema with the one validator for schemas from outside (linear-time patterns),
+ * or `null` when it cannot be compiled (a `$ref` it cannot resolve, a keyword value it refuses):
+ * such values are then accepted as they are, which is what the AI SDK itself does for a
+ * `jsonSchema()` without `validate`.
  */
-function compileJsonSchema(json: JsonSchema): z.ZodType | null {
+function compileToolJsonSchema(json: JsonSchema): CompiledSchema | null {
   try {
-    return z.fromJSONSchema(json as Parameters<typeof z.fromJSONSchema>[0]);
+    return compileJsonSchema(json);
   } catch {
     return null;
   }
@@ -146,10 +148,10 @@ function compileJsonSchema(json: JsonSchema): z.ZodType | null {
 
 function fromAiSchema(schema: AiSchemaLike, role: SchemaRole): AdaptedSchema {
   let json: JsonSchema = {};
-  let compiled: z.ZodType | null | undefined;
+  let compiled: CompiledSchema | null | undefined;
   const take = (raw: unknown) => {
     json = (raw ?? {}) as JsonSchema;
-    if (!schema.validate) compiled = compileJsonSchema(json);
+    if (!schema.validate) compiled = compileToolJsonSchema(json);
   };
   const raw = schema.jsonSchema;
   const ready = isThenable(raw) ? Promise.resolve(raw).then(take) : Promise.resolve(take(raw));
@@ -162,12 +164,6 @@ function fromAiSchema(schema: AiSchemaLike, role: SchemaRole): AdaptedSchema {
       ? { ok: true, value: result.value }
       : failure(role, issuesOf(result?.error ?? "is invalid"));
   };
-  const mapZod = (r: unknown): Validation => {
-    const parsed = r as z.ZodSafeParseResult<unknown>;
-    return parsed.success
-      ? { ok: true, value: parsed.data }
-      : failure(role, issuesOf(parsed.error));
-  };
   const adapted: AdaptedSchema = {
     get json() {
       return json;
@@ -177,7 +173,8 @@ function fromAiSchema(schema: AiSchemaLike, role: SchemaRole): AdaptedSchema {
       if (schema.validate) return settle(() => schema.validate!(value), mapAi, role);
       if (compiled === undefined) return ready.then(() => adapted.check(value));
       if (compiled === null) return { ok: true, value };
-      return mapZod(compiled.safeParse(value));
+      const issues = compiled.check(value);
+      return issues.length === 0 ? { ok: true, value } : failure(role, issues);
     },
   };
   return adapted;

@@ -33,6 +33,7 @@ import {
   type WorkspaceHost,
 } from "./workspace.ts";
 import { checkNamespace } from "./namespace.ts";
+import { checkInput } from "./input.ts";
 import type {
   CallRecord,
   Diagnostic,
@@ -190,10 +191,50 @@ export class Engine {
       limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
       policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
       namespace = checkNamespace(request.namespace);
+      checkInput(request.input);
       ({ session, workspace, policy } = await admit(this.parts, request, namespace, policy));
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }
+    // Whatever fails from here on, the session slot admission took is given back: a slot left
+    // busy is a session nobody can use, and enough of them lock every caller out.
+    const releasesBefore = session?.live.executions;
+    try {
+      return await this.#start(request, hooks, {
+        id,
+        startedAt,
+        namespace,
+        limits,
+        policy,
+        session,
+        workspace,
+      });
+    } catch (err) {
+      if (session?.live.busy && session.live.executions === releasesBefore) {
+        await this.parts.sessions!.release(session.live, false, "crashed").catch(() => {});
+      }
+      if (!session && workspace && !workspace.persist && this.parts.workspaces) {
+        await removeWorkspace(this.parts.workspaces.root, workspace.id);
+      }
+      throw err;
+    }
+  }
+
+  /** Records an admitted execution and runs its first pass. */
+  async #start(
+    request: ExecuteRequest,
+    hooks: ExecuteHooks | undefined,
+    admitted: {
+      id: string;
+      startedAt: number;
+      namespace: string;
+      limits: Limits;
+      policy: SandboxPolicy;
+      session?: SessionUse;
+      workspace?: Workspace;
+    },
+  ): Promise<ExecuteResult> {
+    const { id, startedAt, namespace, limits, policy, session, workspace } = admitted;
     const now = Date.now();
     const row: ExecutionRow = {
       id,

@@ -86,7 +86,10 @@ export { LogBuffer } from "./logs.ts";
 export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
 export { createRuntime } from "./runtime.ts";
 export {
-  globToRegExp,
+  compileGlob,
+  type Glob,
+  MAX_GLOB_CHARS,
+  MAX_OUTPUT_GLOBS,
   WORKSPACE_DEFAULTS,
   type WorkspaceOutput,
   type WorkspaceOutputs,

@@ -23,11 +23,16 @@ import {
   type WorkspaceRequest,
 } from "./workspace_types.ts";
 import { sha256Hex as sha256 } from "../hash.ts";
+import { MAX_GLOB_CHARS } from "./glob.ts";
 
 export * from "./workspace_types.ts";
-export { collectOutputs, globToRegExp, workspaceBytes } from "./workspace_outputs.ts";
+export { collectOutputs, workspaceBytes } from "./workspace_outputs.ts";
+export { compileGlob, type Glob, MAX_GLOB_CHARS } from "./glob.ts";
 
 const ID = /^ws_[0-9a-f]{32}$/;
+
+/** Output globs one run may give: each is matched against every file the workspace holds. */
+export const MAX_OUTPUT_GLOBS = 50;
 
 function bad(message: string): CordonError {
   return new CordonError("invalid_request", `Workspace: ${message}`);
@@ -127,6 +132,13 @@ export function checkWorkspaceRequest(req: unknown): WorkspaceRequest {
     const o = r.outputs;
     if (!Array.isArray(o?.globs) || o.globs.some((g) => typeof g !== "string" || g === "")) {
       throw bad("outputs.globs must be a list of globs");
+    }
+    if (o.globs.length > MAX_OUTPUT_GLOBS) {
+      throw bad(`outputs.globs holds at most ${MAX_OUTPUT_GLOBS} globs`);
+    }
+    const long = o.globs.find((g) => g.length > MAX_GLOB_CHARS);
+    if (long !== undefined) {
+      throw bad(`a glob is at most ${MAX_GLOB_CHARS} characters (one has ${long.length})`);
     }
     for (const g of o.globs) insidePath(g.replace(/\*+/g, "x"));
     for (const k of ["maxFiles", "maxFileBytes", "maxTotalBytes"] as const) {

@@ -13,24 +13,14 @@ import type {
   WorkspaceReport,
 } from "./workspace_types.ts";
 import { WORKSPACE_DEFAULTS } from "./workspace_types.ts";
+import { compileGlob } from "./glob.ts";
 
-/** A glob (`**` any depth, `*` within a name, `?` one character) as a regular expression. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*" && glob[i + 1] === "*") {
-      i++;
-      if (glob[i + 1] === "/") {
-        i++;
-        re += "(?:.*/)?";
-      } else re += ".*";
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}
+/**
+ * Matching work done between two turns of the event loop. A workspace holds
+ * what its script wrote, so its paths are many and long at will; matching
+ * them in slices keeps every other tenant's requests moving.
+ */
+const MATCH_SLICE_MS = 10;
 
 /** Files under `dir` (relative paths), never following symlinks. */
 async function* walk(dir: string, base = dir): AsyncGenerator<{ path: string; size: number }> {
@@ -60,14 +50,19 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
   if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
   const spec = ws.outputs;
   if (!spec) return report;
-  const patterns = spec.globs.map(globToRegExp);
+  const patterns = spec.globs.map(compileGlob);
   const maxFiles = spec.maxFiles ?? WORKSPACE_DEFAULTS.maxFiles;
   const maxFileBytes = spec.maxFileBytes ?? WORKSPACE_DEFAULTS.maxFileBytes;
   const maxTotal = spec.maxTotalBytes ?? WORKSPACE_DEFAULTS.maxTotalBytes;
   const hit = new Set<string>();
   const found: { path: string; size: number }[] = [];
+  let slice = performance.now();
   for await (const f of walk(ws.dir)) {
     if (patterns.some((p) => p.test(f.path))) found.push(f);
+    if (performance.now() - slice > MATCH_SLICE_MS) {
+      await new Promise((r) => setTimeout(r, 0));
+      slice = performance.now();
+    }
   }
   found.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   let total = 0;

@@ -79,6 +79,11 @@ function faultInfo(fault: FrameFault): ErrorInfo {
   switch (fault.kind) {
     case "frame_too_large":
       return errorInfo("protocol_error", `The sandbox sent a frame over ${fault.limit} bytes`);
+    case "frame_too_deep":
+      return errorInfo(
+        "protocol_error",
+        `The sandbox sent a frame nested over ${fault.limit} deep`,
+      );
     case "output_too_large":
       return errorInfo(
         "output_limit",

@@ -8,6 +8,8 @@ import { z } from "zod";
 import { LIMIT_NAMES } from "../engine/limits.ts";
 import type { ExecuteRequest, ExecuteResult } from "../engine/mod.ts";
 import { MAX_CODE_CHARS } from "../engine/source.ts";
+import { MAX_GLOB_CHARS } from "../engine/glob.ts";
+import { MAX_OUTPUT_GLOBS } from "../engine/workspace.ts";
 import { EXECUTION_STATUSES } from "../store/executions.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { errorResponse, jsonResponse } from "./http.ts";
@@ -44,7 +46,7 @@ const createBody = z.object({
     bootstrap: z.record(z.string(), z.string()).optional()
       .describe("Files written only when changed since the last bootstrap of this workspace"),
     outputs: z.object({
-      globs: z.array(z.string().min(1).max(300)).min(1).max(50),
+      globs: z.array(z.string().min(1).max(MAX_GLOB_CHARS)).min(1).max(MAX_OUTPUT_GLOBS),
       maxFiles: z.number().int().positive().optional(),
       maxFileBytes: z.number().int().positive().optional(),
       maxTotalBytes: z.number().int().positive().optional(),

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { Connector, JsonSchema, Tool } from "../connectors/types.ts";
 import { schemaToTs } from "../connectors/typegen/mod.ts";
+import { type CompiledSchema, compileJsonSchema } from "../connectors/json_schema.ts";
 
 /** Schema levels walked for untyped values: deeper than the declarations go (8). */
 const MAX_WALK_DEPTH = 10;
@@ -144,7 +144,7 @@ export function checkConnector(connector: Connector): ConnectorProblem[] {
  * @param tool The tool, e.g. from `kit.tool("weather.forecast")`.
  * @param sample A value the tool might return.
  * @returns The value as the schema parses it, or a message naming each mismatch.
- * @throws {TypeError} When the tool has no output schema, or zod cannot read its JSON Schema.
+ * @throws {TypeError} When the tool has no output schema, or its JSON Schema cannot be compiled.
  */
 export function checkOutput(tool: Tool, sample: unknown): OutputCheck {
   if (tool.validateOutput) {
@@ -158,21 +158,15 @@ export function checkOutput(tool: Tool, sample: unknown): OutputCheck {
       `Cannot check an output of "${tool.name}": the tool has no output schema`,
     );
   }
-  let schema: z.ZodType;
+  let schema: CompiledSchema;
   try {
-    schema = z.fromJSONSchema(tool.outputSchema as z.core.JSONSchema.JSONSchema);
+    schema = compileJsonSchema(tool.outputSchema);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new TypeError(
-      `Cannot check an output of "${tool.name}": zod cannot read its output schema (${why})`,
-    );
+    throw new TypeError(`Cannot check an output of "${tool.name}": ${why}`);
   }
-  const parsed = schema.safeParse(sample);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues.map((i) => ({
-    path: i.path.map(String).join("."),
-    message: i.message,
-  }));
+  const issues = schema.check(sample);
+  if (issues.length === 0) return { ok: true, value: sample };
   return { ok: false, message: showIssues(issues) };
 }
 

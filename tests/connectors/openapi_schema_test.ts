@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { z } from "zod";
 import { layoutInput } from "../../src/connectors/openapi/input.ts";
 import { assignToolNames, MAX_TOOL_NAME_LENGTH } from "../../src/connectors/openapi/names.ts";
 import {
@@ -10,6 +9,8 @@ import {
   toJsonSchema,
 } from "../../src/connectors/openapi/mod.ts";
 import { buildRequest } from "../../src/connectors/openapi/request.ts";
+import { compileJsonSchema } from "../../src/connectors/json_schema.ts";
+import type { JsonSchema } from "../../src/connectors/types.ts";
 
 /** Levels of the doubling chain: inlined naively it would be 2^30 copies. */
 const DOUBLING_LEVELS = 30;
@@ -23,8 +24,10 @@ function docWith(schemas: Record<string, unknown>, paths: Record<string, unknown
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+/** The converted schema as the connector checks arguments with it. */
 function compile(schema: unknown) {
-  return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  const compiled = compileJsonSchema(schema as JsonSchema);
+  return { safeParse: (value: unknown) => ({ success: compiled.check(value).length === 0 }) };
 }
 
 Deno.test("toJsonSchema() keeps a chain of doubly used components linear in size", () => {
@@ -63,7 +66,7 @@ Deno.test("toJsonSchema() cuts far components once a schema is over the size bud
   assert.equal(compile(schema).safeParse({ next: { field0: 5 } }).success, false);
 });
 
-Deno.test("toJsonSchema() turns OpenAPI 3.0 keywords into JSON Schema zod accepts", () => {
+Deno.test("toJsonSchema() turns OpenAPI 3.0 keywords into JSON Schema the validator checks", () => {
   const doc = docWith({ Pet: { type: "object", properties: { name: { type: "string" } } } });
   const schema = toJsonSchema(
     {
@@ -92,7 +95,12 @@ Deno.test("toJsonSchema() turns OpenAPI 3.0 keywords into JSON Schema zod accept
   assert.deepEqual(p.b, { type: ["string", "null"], enum: ["p", "q", null] });
   assert.deepEqual(p.e, { type: "number", exclusiveMinimum: 1 });
   assert.deepEqual(p.g, { type: "string" });
-  assert.deepEqual(p.h, {});
+  // Conditional keywords are kept and checked (zod could not read them, so they were dropped).
+  assert.deepEqual(p.h, {
+    if: { type: "string" },
+    then: { minLength: 2 },
+    not: { type: "number" },
+  });
   assert.deepEqual(p.i, {});
   assert.equal(p.f.anyOf instanceof Array, true);
   const parse = compile(schema);
@@ -104,6 +112,9 @@ Deno.test("toJsonSchema() turns OpenAPI 3.0 keywords into JSON Schema zod accept
   assert.equal(parse.safeParse({ e: 1 }).success, false);
   assert.equal(parse.safeParse({ d: { name: 3 } }).success, false);
   assert.equal(parse.safeParse({ j: 1 }).success, false);
+  assert.equal(parse.safeParse({ h: "x" }).success, false, "then: minLength 2");
+  assert.equal(parse.safeParse({ h: 5 }).success, false, "not: a number");
+  assert.equal(parse.safeParse({ h: "xy" }).success, true);
 });
 
 Deno.test("toJsonSchema() leaves readOnly properties optional in requests, writeOnly in responses", () => {

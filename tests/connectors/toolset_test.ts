@@ -112,7 +112,7 @@ Deno.test("toolSetConnector() checks a jsonSchema() without validate against its
   assert.deepEqual(t.validateInput!({ name: "Ada" }), { ok: true, value: { name: "Ada" } });
 });
 
-Deno.test("toolSetConnector() accepts any value for a JSON Schema zod cannot read, like the AI SDK", () => {
+Deno.test("toolSetConnector() checks draft-07 and conditional JSON Schemas zod could not read", () => {
   const c = toolSetConnector({
     name: "ai",
     tools: {
@@ -125,9 +125,41 @@ Deno.test("toolSetConnector() accepts any value for a JSON Schema zod cannot rea
         }),
         execute: (x) => x,
       }),
+      conditional: tool({
+        description: "if/then and dependentRequired",
+        inputSchema: jsonSchema({
+          type: "object",
+          if: { properties: { kind: { const: "card" } }, required: ["kind"] },
+          then: { required: ["number"] },
+          dependentRequired: { a: ["b"] },
+        }),
+        execute: (x) => x,
+      }),
     },
   });
-  assert.deepEqual(only(c.tools, "legacy").validateInput!({ a: 1 }), {
+  const legacy = only(c.tools, "legacy").validateInput!;
+  assert.deepEqual(legacy({ a: "x" }), { ok: true, value: { a: "x" } });
+  const bad = legacy({ a: 1 }) as { ok: boolean; error?: { code: string } };
+  assert.equal(bad.ok, false);
+  assert.equal(bad.error?.code, "invalid_input");
+  const conditional = only(c.tools, "conditional").validateInput!;
+  assert.equal((conditional({ kind: "card", number: 1 }) as { ok: boolean }).ok, true);
+  assert.equal((conditional({ kind: "card" }) as { ok: boolean }).ok, false);
+  assert.equal((conditional({ a: 1 }) as { ok: boolean }).ok, false);
+});
+
+Deno.test("toolSetConnector() accepts any value for a JSON Schema that cannot compile, like the AI SDK", () => {
+  const c = toolSetConnector({
+    name: "ai",
+    tools: {
+      remote: tool({
+        description: "A $ref nothing resolves",
+        inputSchema: jsonSchema({ $ref: "https://example.com/schemas/nowhere.json" }),
+        execute: (x) => x,
+      }),
+    },
+  });
+  assert.deepEqual(only(c.tools, "remote").validateInput!({ a: 1 }), {
     ok: true,
     value: { a: 1 },
   });

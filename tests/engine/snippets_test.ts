@@ -9,6 +9,7 @@ import {
   type Runtime,
 } from "../../mod.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
+import { STALL_BOUND_MS, withLag } from "../_helpers/lag.ts";
 
 /** `math.add` (its input names change with `names`) and a gated `notes.write`, both counted. */
 function world(names: [string, string] = ["a", "b"]) {
@@ -240,3 +241,63 @@ return { s, note };`,
     await assertNoSandboxChildren();
   });
 }
+
+Deno.test("snippets: input schemas validate on a linear-time engine, with every keyword", async () => {
+  await using rt = await createRuntime({
+    db: ":memory:",
+    pool: { size: 0 },
+    typecheck: "off",
+  });
+  const done = await rt.execute({ code: "return input ?? null" });
+  // Both keywords made z.fromJSONSchema throw, so such a schema could not be saved at all.
+  await rt.saveSnippet("conditional", {
+    executionId: done.executionId,
+    description: "Echoes its input",
+    inputSchema: {
+      type: "object",
+      properties: { kind: { type: "string" }, id: { type: "string", pattern: "^(a+)+$" } },
+      if: { properties: { kind: { const: "card" } }, required: ["kind"] },
+      then: { required: ["number"] },
+      dependentRequired: { id: ["kind"] },
+    },
+  });
+  const code = (r: ExecuteResult) => (r as { error?: { code: string } }).error?.code;
+  assert.deepEqual(ok(await rt.runSnippet("conditional", { kind: "cash" })), { kind: "cash" });
+  assert.equal(code(await rt.runSnippet("conditional", { kind: "card" })), "invalid_input");
+  assert.equal(code(await rt.runSnippet("conditional", { id: "aaa" })), "invalid_input");
+  assert.deepEqual(ok(await rt.runSnippet("conditional", { id: "aaa", kind: "x" })), {
+    id: "aaa",
+    kind: "x",
+  });
+  // `^(a+)+$` against this took the host 5 s on V8's backtracking engine.
+  const { value: hostile, lagMs } = await withLag(async () => {
+    await rt.runSnippet("conditional", { kind: "x", id: "a".repeat(26) + "!" });
+    return await rt.runSnippet("conditional", { kind: "x", id: "a".repeat(100_000) + "!" });
+  });
+  assert.equal(code(hostile), "invalid_input");
+  assert.match((hostile as { error: { message: string } }).error.message, /id: must match/);
+  assert.ok(lagMs < STALL_BOUND_MS, `the event loop stalled ${Math.round(lagMs)} ms`);
+  // A schema that would take Ajv seconds to compile is refused by size before it compiles.
+  const wide: Record<string, unknown> = {};
+  for (let i = 0; i < 1000; i++) wide[`field${i}`] = { type: "string", minLength: i };
+  const { value: refused, lagMs: compileLag } = await withLag(() =>
+    rt.saveSnippet("wide", {
+      executionId: done.executionId,
+      description: "A schema with thousands of fields",
+      inputSchema: { type: "object", properties: wide },
+    }).then(() => undefined, (err: Error & { code?: string }) => err)
+  );
+  assert.equal(refused?.code, "invalid_request");
+  assert.match(refused?.message ?? "", /more than 200 objects and arrays/);
+  assert.ok(compileLag < STALL_BOUND_MS, `the event loop stalled ${Math.round(compileLag)} ms`);
+  // A pattern the linear-time engine cannot run is refused when saved, with the reason.
+  await assert.rejects(
+    rt.saveSnippet("lookahead", {
+      executionId: done.executionId,
+      description: "Uses a lookahead",
+      inputSchema: { type: "string", pattern: "^(?=a)\\w+$" },
+    }),
+    (err: Error & { code?: string }) =>
+      err.code === "invalid_request" && /linear-time engine/.test(err.message),
+  );
+});

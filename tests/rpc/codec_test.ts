@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { CodecError, decodeValue, encodeValue, MAX_VALUE_DEPTH } from "../../src/rpc/codec.ts";
+import {
+  CodecError,
+  DecodeError,
+  decodeValue,
+  encodeValue,
+  MAX_BIGINT_DIGITS,
+  MAX_SCALAR_TAG_CHARS,
+  MAX_VALUE_DEPTH,
+} from "../../src/rpc/codec.ts";
 
 const roundTrip = (v: unknown) => decodeValue(JSON.parse(JSON.stringify(encodeValue(v))));
 
@@ -66,4 +74,41 @@ Deno.test("decodeValue() keeps a __proto__ key as data and never swaps prototype
   assert.equal((decoded as { polluted?: unknown }).polluted, undefined);
   assert.deepEqual(Object.keys(decoded), ["__proto__", "a"]);
   assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+});
+
+Deno.test("decodeValue() refuses a bigint longer than MAX_BIGINT_DIGITS before parsing it", () => {
+  const biggest = 10n ** BigInt(MAX_BIGINT_DIGITS) - 1n;
+  assert.equal(roundTrip(biggest), biggest);
+  assert.equal(roundTrip(-biggest), -biggest);
+  // 3.9M digits held the host's event loop for seconds when it was parsed.
+  const hostile = { $t: "bigint", v: "9".repeat(3_900_000) };
+  assert.throws(
+    () => decodeValue({ args: [hostile] }),
+    (err: unknown) =>
+      err instanceof DecodeError && err.code === "protocol_error" &&
+      /3900000 digits/.test(err.message),
+  );
+});
+
+Deno.test("decodeValue() refuses date and number texts no encoder produces", () => {
+  const date = new Date(8.64e15);
+  assert.deepEqual(roundTrip(date), date);
+  for (const tag of ["date", "number"]) {
+    assert.throws(
+      () => decodeValue({ $t: tag, v: "1".repeat(MAX_SCALAR_TAG_CHARS + 1) }),
+      (err: unknown) => err instanceof DecodeError && err.code === "protocol_error",
+    );
+  }
+});
+
+Deno.test("decodeValue() refuses nesting past MAX_VALUE_DEPTH and keeps what encodes", () => {
+  let ok: unknown = 1;
+  for (let i = 0; i < MAX_VALUE_DEPTH - 1; i++) ok = i % 3 === 0 ? new Map([[1, ok]]) : [ok];
+  assert.deepEqual(roundTrip(ok), ok);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.throws(
+    () => decodeValue(deep),
+    (err: unknown) => err instanceof DecodeError && /deeper than/.test(err.message),
+  );
 });

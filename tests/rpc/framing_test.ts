@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { type FrameFault, FrameWriter, LineSplitter, readFrames } from "../../src/rpc/framing.ts";
+import {
+  type FrameFault,
+  FrameWriter,
+  LineSplitter,
+  MAX_FRAME_NESTING,
+  nestsDeeperThan,
+  readFrames,
+} from "../../src/rpc/framing.ts";
+import { encodeValue, MAX_VALUE_DEPTH } from "../../src/rpc/codec.ts";
 
 const enc = new TextEncoder();
 
@@ -51,6 +59,31 @@ Deno.test("readFrames() stops at a malformed line and reports it", async () => {
   const { frames, faults } = await collect(streamOf('{"a":1}\nnot json\n{"b":2}\n'));
   assert.deepEqual(frames, [{ a: 1 }]);
   assert.equal(faults[0].kind, "malformed");
+});
+
+Deno.test("readFrames() refuses a frame nested past MAX_FRAME_NESTING before parsing it", async () => {
+  // 500,000 levels in a 1 MB line took V8's JSON.parse 1.3 s of the host's event loop.
+  const deep = "[".repeat(500_000) + "]".repeat(500_000);
+  const { frames, faults } = await collect(streamOf('{"a":1}\n', deep + "\n"), 2 << 20);
+  assert.deepEqual(frames, [{ a: 1 }]);
+  assert.deepEqual(faults, [{ kind: "frame_too_deep", limit: MAX_FRAME_NESTING }]);
+  // The deepest value the codec sends (Maps cost three levels each) still passes.
+  let value: unknown = 1;
+  for (let i = 0; i < MAX_VALUE_DEPTH - 3; i++) value = new Map([["k", value]]);
+  const frame = JSON.stringify({ jsonrpc: "2.0", id: 1, result: encodeValue(value) });
+  const ok = await collect(streamOf(frame + "\n"), 1 << 20);
+  assert.deepEqual(ok.faults, []);
+  assert.equal(ok.frames.length, 1);
+});
+
+Deno.test("nestsDeeperThan() counts brackets outside strings only", () => {
+  // Brackets in strings, after escaped quotes and escaped backslashes, do not count.
+  const tricky = String.raw`["[[[[", "\\", "\\\"[[[", {"a": {}}]`;
+  assert.equal(JSON.parse(tricky).length, 4);
+  assert.equal(nestsDeeperThan(tricky, 3), false);
+  assert.equal(nestsDeeperThan(tricky, 2), true);
+  assert.equal(nestsDeeperThan("[1, [2, [3]]]", 3), false);
+  assert.equal(nestsDeeperThan("[1, [2, [3]]]", 2), true);
 });
 
 Deno.test("readFrames() stops at a frame over the cap", async () => {

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { openService } from "./_service.ts";
 
+/** A value nested `levels` arrays deep. */
+function nested(levels: number): unknown {
+  let deep: unknown = 1;
+  for (let i = 0; i < levels; i++) deep = [deep];
+  return deep;
+}
+
 Deno.test("HTTP: run code, list, read with its call log and logs, delete", async () => {
   await using t = await openService();
   const run = await t.call("POST", "/v1/executions", {
@@ -42,6 +49,14 @@ Deno.test("HTTP: every bad request gets a typed error with a fitting status", as
     ["POST", "/v1/executions", { code: "return 1", limits: { nope: 1 } }, 400, "invalid_request"],
     ["POST", "/v1/executions", { code: "return 1", timeoutMs: 10 ** 9 }, 400, "limit_exceeded"],
     ["POST", "/v1/executions", { code: "x".repeat(100_000) }, 413, "payload_too_large"],
+    ["POST", "/v1/executions", { code: "return 1", input: nested(300) }, 400, "invalid_input"],
+    [
+      "POST",
+      "/v1/executions",
+      { code: "return 1", input: nested(300), session: true },
+      400,
+      "invalid_input",
+    ],
     [
       "POST",
       "/v1/executions",
@@ -82,6 +97,24 @@ Deno.test("HTTP: every bad request gets a typed error with a fitting status", as
   assert.equal(issues.json.error.details.issues[0].path, "body.code");
   // Nothing half-written: none of the refused requests left an execution behind.
   assert.equal((await t.call("GET", "/v1/executions")).json.items.length, 0);
+});
+
+Deno.test("HTTP: input nested too deep never takes a session slot", async () => {
+  await using t = await openService();
+  // 16 of these used to leave every session slot busy until a restart.
+  for (let i = 0; i < 20; i++) {
+    const r = await t.call("POST", "/v1/executions", {
+      code: "return 1",
+      input: nested(1_000),
+      session: true,
+    });
+    assert.equal(r.status, 400, JSON.stringify(r.json).slice(0, 300));
+    assert.equal(r.json.error.code, "invalid_input");
+  }
+  const opened = await t.call("POST", "/v1/executions", { code: "return 7", session: true });
+  assert.equal(opened.status, 200, JSON.stringify(opened.json).slice(0, 300));
+  assert.equal(opened.json.result, 7);
+  assert.match(opened.json.meta.sessionId, /^ses_/);
 });
 
 Deno.test("HTTP: strict type errors are 422 with diagnostics; script errors are results", async () => {

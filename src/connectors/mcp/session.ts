@@ -22,6 +22,7 @@ import {
   ToolListChangedNotificationSchema,
   type Transport,
 } from "./sdk.ts";
+import { mcpSchemaValidator } from "./schema_validator.ts";
 
 /** How Cordon introduces itself to servers. */
 export const CLIENT_INFO: Implementation = { name: "cordon", version: "0.1.0" };
@@ -83,7 +84,10 @@ export class McpSession {
     const transport: Transport = target.kind === "stdio"
       ? new ProcessTransport(target)
       : new StreamableHTTPClientTransport(target.url, { requestInit: { headers: target.headers } });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, {
+      capabilities: {},
+      jsonSchemaValidator: mcpSchemaValidator,
+    });
     const session = new McpSession(client, transport, events, target);
     client.onclose = () => session.#onClose();
     client.onerror = (error) => session.#onError(error);

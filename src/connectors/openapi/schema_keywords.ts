@@ -1,7 +1,7 @@
 /**
- * OpenAPI schema objects as plain JSON Schema (draft 2020-12) that
- * `z.fromJSONSchema` and the type generator accept: one node at a time,
- * children left to the caller.
+ * OpenAPI schema objects as plain JSON Schema (draft 2020-12) that the
+ * JSON Schema validator (`../json_schema.ts`) and the type generator accept:
+ * one node at a time, children left to the caller.
  *
  * What changes, and why:
  * - `nullable: true` (3.0) adds `"null"` to `type` (and `enum`), or wraps the
@@ -10,9 +10,8 @@
  * - `example` becomes `examples: [example]`; array `items` becomes `prefixItems`;
  * - `oneOf` becomes `anyOf`: OpenAPI `oneOf`s of open objects often match more
  *   than one branch, and a strict "exactly one" would refuse valid calls;
- * - keywords zod cannot express (`if`/`then`/`else`, `not` other than `{}`,
- *   `dependentSchemas`, `dependentRequired`, `unevaluated*`), an invalid
- *   `pattern`, unknown `type`s, `$id`/`$schema`/`$anchor`/`$dynamicRef`,
+ * - `unevaluated*` (OpenAPI documents pair them with `allOf`s this
+ *   conversion rewrites), an invalid `pattern`, unknown `type`s, `$id`/`$schema`/`$anchor`/`$dynamicRef`,
  *   embedded `$defs`, OpenAPI-only keywords (`discriminator`, `xml`,
  *   `externalDocs`) and `x-` extensions are dropped: validation gets looser,
  *   never stricter, and the server still checks what it receives.
@@ -29,13 +28,16 @@ export const SINGLE_SCHEMA_KEYWORDS = [
   "contains",
   "propertyNames",
   "not",
+  "if",
+  "then",
+  "else",
 ] as const;
 
 /** Keywords whose value is a list of subschemas. */
 export const LIST_SCHEMA_KEYWORDS = ["allOf", "anyOf", "prefixItems"] as const;
 
 /** Keywords whose value maps names to subschemas. */
-export const MAP_SCHEMA_KEYWORDS = ["properties", "patternProperties"] as const;
+export const MAP_SCHEMA_KEYWORDS = ["properties", "patternProperties", "dependentSchemas"] as const;
 
 /** Keywords that only describe: safe to merge next to a `$ref` target. */
 export const ANNOTATION_KEYWORDS: ReadonlySet<string> = new Set([
@@ -66,11 +68,6 @@ const DROPPED_KEYWORDS = new Set([
   "$vocabulary",
   "$defs",
   "definitions",
-  "if",
-  "then",
-  "else",
-  "dependentSchemas",
-  "dependentRequired",
   "dependencies",
   "unevaluatedProperties",
   "unevaluatedItems",
@@ -164,8 +161,8 @@ export function normalizeKeywords(node: unknown): Record<string, unknown> {
     if (out.prefixItems === undefined) out.prefixItems = out.items;
     delete out.items;
   }
-  if (out.not !== undefined && !(isRecord(out.not) && Object.keys(out.not).length === 0)) {
-    delete out.not;
+  if (out.dependentRequired !== undefined && !isRecord(out.dependentRequired)) {
+    delete out.dependentRequired;
   }
   for (const key of [...LIST_SCHEMA_KEYWORDS]) {
     if (out[key] !== undefined && !Array.isArray(out[key])) delete out[key];

@@ -1,37 +1,38 @@
 /**
- * Checking a tool's arguments against its JSON Schema with
- * `z.fromJSONSchema`, compiled on first use so a large API costs nothing for
- * the operations a script never calls.
+ * Checking a tool's arguments against its JSON Schema with the one validator
+ * for schemas from outside (`../json_schema.ts`), compiled on first use so a
+ * large API costs nothing for the operations a script never calls.
  *
  * @module
  */
-import { z } from "zod";
 import { errorInfo } from "../../errors.ts";
+import { compileJsonSchema, type SchemaIssue } from "../json_schema.ts";
 import type { JsonSchema, Validation } from "../types.ts";
 
 /** Issues quoted in the message; the rest are counted (all are in `details.issues`). */
 export const MAX_QUOTED_ISSUES = 5;
 
 /**
- * A zod schema for `schema`. Should zod refuse it anyway (a keyword the
- * converter does not know), the arguments are still checked for their
- * property names and required properties.
+ * A checker for `schema`. Should it not compile anyway (a `$ref` it cannot
+ * resolve, a keyword value Ajv refuses), the arguments are still checked for
+ * their property names and required properties. Patterns the linear-time
+ * engine cannot run are left unchecked: the API still checks what it receives.
  */
-export function compileSchema(schema: JsonSchema): z.ZodType {
+export function compileSchema(schema: JsonSchema): (value: unknown) => SchemaIssue[] {
   try {
-    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0], {
-      registry: z.registry(),
-    });
+    const compiled = compileJsonSchema(schema);
+    return (value) => compiled.check(value);
   } catch {
     const properties = Object.fromEntries(
       Object.keys((schema.properties ?? {}) as Record<string, unknown>).map((k) => [k, {}]),
     );
-    return z.fromJSONSchema({
+    const fallback = compileJsonSchema({
       type: "object",
       properties,
       required: Array.isArray(schema.required) ? schema.required as string[] : [],
       additionalProperties: false,
     });
+    return (value) => fallback.check(value);
   }
 }
 
@@ -49,15 +50,11 @@ export function compileSchema(schema: JsonSchema): z.ZodType {
  * ```
  */
 export function inputValidator(schema: JsonSchema, label: string): (args: unknown) => Validation {
-  let compiled: z.ZodType | undefined;
+  let compiled: ((value: unknown) => SchemaIssue[]) | undefined;
   return (args) => {
     compiled ??= compileSchema(schema);
-    const result = compiled.safeParse(args ?? {});
-    if (result.success) return { ok: true, value: args ?? {} };
-    const issues = result.error.issues.map((i) => ({
-      path: i.path.map(String).join("."),
-      message: i.message,
-    }));
+    const issues = compiled(args ?? {});
+    if (issues.length === 0) return { ok: true, value: args ?? {} };
     const quoted = issues.slice(0, MAX_QUOTED_ISSUES)
       .map((i) => (i.path ? `${i.path}: ${i.message}` : i.message))
       .join("; ");
