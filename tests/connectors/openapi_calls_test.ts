@@ -165,11 +165,12 @@ Deno.test("openApiConnector() refuses bad arguments as invalid_input without a r
   assert.equal(store.requests.length, 0);
   for (const outcome of bad) assert.equal(!outcome.ok && outcome.error.code, "invalid_input");
   const messages = bad.map((o) => (!o.ok ? o.error.message : ""));
-  assert.match(messages[0], /^Invalid input for pets\.getPet: petId: .*expected number/);
-  assert.match(messages[1], /petId: /);
-  assert.match(messages[2], /limit: Too big.*; .*colour/);
-  assert.match(messages[3], /tags: .*expected array/);
-  assert.match(messages[4], /Unrecognized key: "id"/);
+  // Each message names the argument's path and what it must be.
+  assert.match(messages[0], /^Invalid input for pets\.getPet: petId: must be integer/);
+  assert.match(messages[1], /petId: .*required property 'petId'/);
+  assert.match(messages[2], /colour: must NOT have additional properties; limit: must be <= 100/);
+  assert.match(messages[3], /tags: must be array/);
+  assert.match(messages[4], /body\.id: must NOT have additional properties/);
   assert.match(messages[5], /body: /);
 });
 
