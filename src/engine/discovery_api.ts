@@ -80,7 +80,7 @@ export function platformHost(
 ): PlatformHost {
   return {
     ...readers,
-    handle: (params) => handleRequest(registry, catalogue, params),
+    handle: (params, signal) => handleRequest(registry, catalogue, params, signal),
     search: (query, options, namespace) => catalogue.search(query, { ...options, namespace }),
     describe: describer(catalogue, snippets),
     snippet: (name, version, input, namespace) => snippets.module(name, version, input, namespace),

@@ -84,11 +84,28 @@ function need<K extends keyof ConnectorHandle>(
   return fn.bind(handle) as NonNullable<ConnectorHandle[K]>;
 }
 
+/**
+ * Handle methods that reach the connector's backend (an MCP server, an API): they take one of
+ * the connector's concurrency permits, like a tool call, so a script cannot go around the bound.
+ */
+const BACKEND_METHODS: ReadonlySet<HandleMethod> = new Set<HandleMethod>([
+  "check",
+  "resources",
+  "resourceTemplates",
+  "readResource",
+  "prompts",
+  "getPrompt",
+  "complete",
+  "searchResources",
+  "searchPrompts",
+]);
+
 /** Answers one handle method for a script. */
 export async function handleRequest(
   registry: ConnectorRegistry,
   catalogue: Catalogue,
   params: unknown,
+  signal?: AbortSignal,
 ): Promise<HandleResult> {
   try {
     const p = (params ?? {}) as { connector?: unknown; method?: unknown; args?: unknown };
@@ -105,7 +122,9 @@ export async function handleRequest(
         `There is no connector "${id}"; known: ${registry.names().join(", ") || "none"}`,
       );
     }
-    const data = await dispatch(method, args, id, registry, catalogue);
+    const data = BACKEND_METHODS.has(method)
+      ? await registry.withPermit(id, () => dispatch(method, args, id, registry, catalogue), signal)
+      : await dispatch(method, args, id, registry, catalogue);
     return { ok: true, data };
   } catch (err) {
     const info = toErrorInfo(err, "tool_error");

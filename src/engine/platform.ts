@@ -33,8 +33,11 @@ export interface PlatformHost {
   snippet(name: string, version: number | undefined, input: unknown, namespace: string): Promise<
     SnippetModule & { version: number }
   >;
-  /** A uniform connector handle method (`codemode.connector(id).…`). */
-  handle(params: unknown): Promise<HandleResult>;
+  /**
+   * A uniform connector handle method (`codemode.connector(id).…`); one that reaches the
+   * connector's backend waits for its concurrency permit, and stops waiting on `signal`.
+   */
+  handle(params: unknown, signal?: AbortSignal): Promise<HandleResult>;
   /** An execution's log lines by `logRef`; another namespace's read as `not_found`. */
   readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
   /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
@@ -88,6 +91,7 @@ export async function platformRequest(
   method: string,
   params: unknown,
   namespace: string,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   if (!host) throw new CordonError("invalid_request", `This runtime does not offer ${method}`);
   const p = (params ?? {}) as Record<string, unknown>;
@@ -99,7 +103,7 @@ export async function platformRequest(
     return host.search(query, options, namespace);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
-  if (method === METHOD_HANDLE) return await host.handle(params);
+  if (method === METHOD_HANDLE) return await host.handle(params, signal);
   if (method === METHOD_READ_LOGS) {
     const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
     return await host.readLogs(request, namespace);
