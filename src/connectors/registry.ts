@@ -199,6 +199,27 @@ export class ConnectorRegistry {
   }
 
   /**
+   * Runs `work` holding one of the connector's concurrency permits, like a tool call: anything
+   * that reaches the connector's backend (a resource read, a prompt listing) waits its turn.
+   * Rejects with the signal's reason if it is aborted while waiting.
+   */
+  async withPermit<T>(
+    name: string,
+    work: () => Promise<T>,
+    signal?: AbortSignal,
+    namespace: string = DEFAULT_CALL_NAMESPACE,
+  ): Promise<T> {
+    const entry = this.#entries.get(name);
+    if (!entry) return await work();
+    const release = await entry.semaphore.acquire(signal, namespace);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Re-reads a connector's tools (its list changed, e.g. an MCP `list_changed`). A list with a
    * bad name is refused and the old one kept.
    */

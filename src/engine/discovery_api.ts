@@ -80,7 +80,8 @@ export function platformHost(
 ): PlatformHost {
   return {
     ...readers,
-    handle: (params, namespace) => handleRequest(registry, catalogue, params, namespace),
+    handle: (params, namespace, signal) =>
+      handleRequest(registry, catalogue, params, namespace, signal),
     search: (query, options, namespace) => catalogue.search(query, { ...options, namespace }),
     describe: describer(catalogue, snippets),
     snippet: (name, version, input, namespace) => snippets.module(name, version, input, namespace),

@@ -84,6 +84,22 @@ function need<K extends keyof ConnectorHandle>(
   return fn.bind(handle) as NonNullable<ConnectorHandle[K]>;
 }
 
+/**
+ * Handle methods that reach the connector's backend (an MCP server, an API): they take one of
+ * the connector's concurrency permits, like a tool call, so a script cannot go around the bound.
+ */
+const BACKEND_METHODS: ReadonlySet<HandleMethod> = new Set<HandleMethod>([
+  "check",
+  "resources",
+  "resourceTemplates",
+  "readResource",
+  "prompts",
+  "getPrompt",
+  "complete",
+  "searchResources",
+  "searchPrompts",
+]);
+
 /** Answers one handle method for a script. */
 export async function handleRequest(
   registry: ConnectorRegistry,
@@ -91,6 +107,7 @@ export async function handleRequest(
   params: unknown,
   /** The calling execution's namespace: searches and descriptions answer as it sees them. */
   namespace?: string,
+  signal?: AbortSignal,
 ): Promise<HandleResult> {
   try {
     const p = (params ?? {}) as { connector?: unknown; method?: unknown; args?: unknown };
@@ -107,7 +124,14 @@ export async function handleRequest(
         `There is no connector "${id}"; known: ${registry.names().join(", ") || "none"}`,
       );
     }
-    const data = await dispatch(method, args, id, registry, catalogue, namespace);
+    const data = BACKEND_METHODS.has(method)
+      ? await registry.withPermit(
+        id,
+        () => dispatch(method, args, id, registry, catalogue, namespace),
+        signal,
+        namespace,
+      )
+      : await dispatch(method, args, id, registry, catalogue, namespace);
     return { ok: true, data };
   } catch (err) {
     const info = toErrorInfo(err, "tool_error");

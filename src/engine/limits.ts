@@ -15,7 +15,11 @@ export interface Limits {
   heapMiB: number;
   /** cgroup memory limit for the whole child (heap, ArrayBuffers, Wasm, runtime), in MiB. */
   memoryMiB: number;
-  /** Tool calls one execution may make. */
+  /**
+   * Tool calls one execution may make. Steps and every `codemode` request (search, describe,
+   * run, connector handle methods, readLogs/readRecovery) count too: each costs the host work
+   * or a stored row, so one budget bounds them all.
+   */
   maxToolCalls: number;
   /** Tool calls one execution may have unanswered at once. */
   maxCallsInFlight: number;

@@ -38,7 +38,7 @@ import { classifyExit, concealPaths, encodedBytes } from "./exit.ts";
 import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import { LogBuffer } from "./logs.ts";
-import { workspaceBytes } from "./workspace.ts";
+import { quotaError, type WorkspaceQuota } from "./workspace.ts";
 import type { PreparedSource } from "./source.ts";
 import type { LogEntry } from "./types.ts";
 import { PLATFORM_METHODS, type PlatformHost, platformRequest } from "./platform.ts";
@@ -68,7 +68,7 @@ export interface PassOptions {
   /** A session's pass: the child stays alive after a clean answer. */
   keepChild?: boolean;
   /** The execution's workspace: its directory and quota. */
-  workspace?: { dir: string; quotaBytes: number };
+  workspace?: WorkspaceQuota;
   /** Redacts each console line as it arrives; LogBuffer's built-in shapes when absent. */
   redact?: (text: string) => string;
   /** Sees each console line kept. */
@@ -113,6 +113,10 @@ export class Pass {
   readonly startedAt = performance.now();
   readonly #o: PassOptions;
   #calls = 0;
+  /** Steps and `codemode` platform requests: they share the tool-call budget. */
+  #requests = 0;
+  /** Step seqs handed out by a step lookup and not stored yet: a store needs one. */
+  #openSteps = new Set<number>();
   #inFlight = 0;
   #failure: ErrorInfo | undefined;
   #released = false;
@@ -147,13 +151,19 @@ export class Pass {
   async start(): Promise<void> {
     const { child, limits } = this.#o;
     child.bind({
-      onRequest: (method, params) => this.#answer(method, params),
+      onRequest: (method, params) => {
+        // Whatever the child sends after its answer is dropped: the execution is over.
+        if (this.#answered) throw late(method);
+        return this.#answer(method, params);
+      },
       onNotification: (method, params) => {
-        if (method === METHOD_LOG) this.logs.add(params);
+        if (method === METHOD_LOG && !this.#answered) this.logs.add(params);
       },
       onFault: (info) => this.#stop(info),
     });
     await child.setMemory(limits.memoryMiB * MiB);
+    // A session's child was stopped when its last execution answered; it runs again now.
+    child.resume();
     this.#resumeDeadline();
     const params: RunParams = {
       module: this.#o.source.module,
@@ -165,26 +175,20 @@ export class Pass {
     const ws = this.#o.workspace;
     if (ws) {
       params.workspace = { dir: ws.dir };
-      this.#watchQuota(ws.dir, ws.quotaBytes);
+      this.#watchQuota();
     }
     this.#run(params);
   }
 
   /** Stops the run once its workspace holds more than its quota (checked every 250 ms). */
-  #watchQuota(dir: string, quotaBytes: number): void {
+  #watchQuota(): void {
     let checking = false;
     const timer = setInterval(async () => {
       if (checking) return;
       checking = true;
       try {
-        const bytes = await workspaceBytes(dir);
-        if (bytes > quotaBytes) {
-          this.#stop(errorInfo(
-            "limit_exceeded",
-            `The workspace holds ${bytes} bytes, over its ${quotaBytes}-byte quota`,
-            { bytes, quotaBytes },
-          ));
-        }
+        const over = await this.#overQuota();
+        if (over) this.#stop(over);
       } catch {
         // The directory changed while it was walked; the next check sees it.
       } finally {
@@ -192,6 +196,11 @@ export class Pass {
       }
     }, 250);
     this.#ended.signal.addEventListener("abort", () => clearInterval(timer));
+  }
+
+  /** The quota error when the workspace holds too many bytes or entries, else undefined. */
+  async #overQuota(): Promise<ErrorInfo | undefined> {
+    return this.#o.workspace ? await quotaError(this.#o.workspace) : undefined;
   }
 
   /** The next event: `paused` at once while calls wait, otherwise the next pause or the end. */
@@ -268,26 +277,34 @@ export class Pass {
     if (method === METHOD_TOOL_CALL) return await this.#toolCall(readToolCall(params));
     if (method === METHOD_STEP_GET || method === METHOD_STEP_PUT) {
       await this.#thaw?.promise;
+      if (this.#answered) throw late(method);
       const step = readStep(params);
       if (method === METHOD_STEP_GET) {
+        // A step is counted once, at its lookup; its store spends the seq the lookup gave.
+        this.#spend(method);
         const found = this.#o.journal.step(step.name, step.occurrence);
-        return found.found ? { found: true, value: found.value } : { found: false, seq: found.seq };
+        if (found.found) return { found: true, value: found.value };
+        this.#openSteps.add(found.seq);
+        return { found: false, seq: found.seq };
       }
       const seq = (params as { seq?: unknown }).seq;
-      if (!Number.isSafeInteger(seq)) {
-        throw new CordonError("invalid_request", "A step value needs its seq");
+      if (!Number.isSafeInteger(seq) || !this.#openSteps.delete(seq as number)) {
+        throw new CordonError("invalid_request", "A step value needs the seq its lookup gave");
       }
       await this.#o.journal.recordStep(seq as number, step.name, step.occurrence, step.value);
       return null;
     }
     if (PLATFORM_METHODS.has(method)) {
       await this.#thaw?.promise;
+      if (this.#answered) throw late(method);
+      this.#spend(method);
       return await platformRequest(
         this.#o.platform,
         this.#o.journal,
         method,
         params,
         this.#o.namespace,
+        this.#ended.signal,
       );
     }
     throw new CordonError("invalid_request", `The host does not handle ${method}`);
@@ -297,14 +314,10 @@ export class Pass {
     const { limits, registry, journal } = this.#o;
     // Held back while paused: only the process that resumes may run more.
     while (this.#thaw) await this.#thaw.promise;
-    if (this.#final) throw new CordonError("interrupted", "The run ended before this call");
-    if (this.#calls >= limits.maxToolCalls) {
-      throw this.#limit(
-        "too_many_calls",
-        `The script made more than ${limits.maxToolCalls} tool calls`,
-        limits.maxToolCalls,
-      );
+    if (this.#final || this.#answered) {
+      throw new CordonError("interrupted", "The run ended before this call");
     }
+    if (this.#calls + this.#requests >= limits.maxToolCalls) this.#overBudget();
     if (this.#inFlight >= limits.maxCallsInFlight) {
       throw this.#limit(
         "too_many_calls_in_flight",
@@ -425,6 +438,23 @@ export class Pass {
     );
   }
 
+  /** Counts one step or platform request against `maxToolCalls`; over it, the run ends. */
+  #spend(method: string): void {
+    if (this.#calls + this.#requests >= this.#o.limits.maxToolCalls) this.#overBudget(method);
+    this.#requests++;
+  }
+
+  #overBudget(method?: string): never {
+    const max = this.#o.limits.maxToolCalls;
+    throw this.#limit(
+      "too_many_calls",
+      `The script made more than ${max} tool calls and codemode requests (steps, search, describe, run, connector handles, readLogs/readRecovery count as calls)${
+        method ? `; ${method} was one too many` : ""
+      }`,
+      max,
+    );
+  }
+
   #limit(
     code: "too_many_calls" | "too_many_calls_in_flight",
     message: string,
@@ -472,7 +502,23 @@ export class Pass {
     // A session keeps a child that answered cleanly; anything else ends it.
     this.keptChild = this.#o.keepChild === true && this.#answered && !this.#failure &&
       !this.#released && child.alive;
-    if (!this.keptChild) child.kill();
+    // Between executions a session's child does not run at all; any other child is gone before
+    // the run's outputs are read, so nothing can change them after their checks.
+    if (this.keptChild) this.keptChild = await child.suspend();
+    if (!this.keptChild) {
+      child.kill();
+      await child.exited;
+    }
+    // The quota holds at the end too: what was written after the last check counts.
+    const over = await this.#overQuota().catch(() => undefined);
+    if (over) {
+      this.#failure ??= over;
+      if (this.keptChild) {
+        this.keptChild = false;
+        child.kill();
+        await child.exited;
+      }
+    }
     // A limit the host enforced wins over an answer that raced it.
     if (outcome.ok && this.#failure) outcome = { ok: false, error: this.#failure };
     if (outcome.ok) outcome = this.#checkResult(outcome.value);
@@ -528,6 +574,11 @@ export class Pass {
  * rejection) only when the host raised that code to the script in this run;
  * anything else is the script's own claim and is reported as such.
  */
+/** The error for a request the child sent after it answered (nobody reads it). */
+function late(method: string): CordonError {
+  return new CordonError("interrupted", `The execution has answered; ${method} was dropped`);
+}
+
 function fromChild(reply: ErrorInfo, told: ReadonlySet<ErrorCode>): ErrorInfo {
   const info = { ...reply, message: concealPaths(reply.message) };
   if (CHILD_CODES.has(info.code) || told.has(info.code)) return info;

@@ -35,9 +35,10 @@ export interface PlatformHost {
   >;
   /**
    * A uniform connector handle method (`codemode.connector(id).…`); `searchTools` and
-   * `describeTool` answer as `namespace` sees the catalogue.
+   * `describeTool` answer as `namespace` sees the catalogue, and one that reaches the
+   * connector's backend waits for its concurrency permit, and stops waiting on `signal`.
    */
-  handle(params: unknown, namespace: string): Promise<HandleResult>;
+  handle(params: unknown, namespace: string, signal?: AbortSignal): Promise<HandleResult>;
   /** An execution's log lines by `logRef`; another namespace's read as `not_found`. */
   readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
   /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
@@ -91,6 +92,7 @@ export async function platformRequest(
   method: string,
   params: unknown,
   namespace: string,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   if (!host) throw new CordonError("invalid_request", `This runtime does not offer ${method}`);
   const p = (params ?? {}) as Record<string, unknown>;
@@ -102,7 +104,7 @@ export async function platformRequest(
     return host.search(query, options, namespace);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
-  if (method === METHOD_HANDLE) return await host.handle(params, namespace);
+  if (method === METHOD_HANDLE) return await host.handle(params, namespace, signal);
   if (method === METHOD_READ_LOGS) {
     const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
     return await host.readLogs(request, namespace);

@@ -19,6 +19,7 @@ import { newId } from "../ids.ts";
 import {
   type Workspace,
   WORKSPACE_DEFAULTS,
+  WORKSPACE_MAX_QUOTA_ENTRIES,
   type WorkspaceHost,
   type WorkspaceRequest,
 } from "./workspace_types.ts";
@@ -28,6 +29,12 @@ import { MAX_GLOB_CHARS } from "./glob.ts";
 export * from "./workspace_types.ts";
 export { collectOutputs, workspaceBytes } from "./workspace_outputs.ts";
 export { compileGlob, type Glob, MAX_GLOB_CHARS } from "./glob.ts";
+export {
+  quotaError,
+  type WorkspaceQuota,
+  type WorkspaceUsage,
+  workspaceUsage,
+} from "./workspace_quota.ts";
 
 const ID = /^ws_[0-9a-f]{32}$/;
 
@@ -155,6 +162,17 @@ export function checkWorkspaceRequest(req: unknown): WorkspaceRequest {
   if (q !== undefined && !(Number.isSafeInteger(q) && q > 0)) {
     throw bad("quotaBytes must be a positive whole number");
   }
+  const e = r.quotaEntries;
+  if (e !== undefined && !(Number.isSafeInteger(e) && e > 0)) {
+    throw bad("quotaEntries must be a positive whole number");
+  }
+  if (e !== undefined && e > WORKSPACE_MAX_QUOTA_ENTRIES) {
+    throw new CordonError(
+      "limit_exceeded",
+      `quotaEntries ${e} is above the maximum ${WORKSPACE_MAX_QUOTA_ENTRIES}`,
+      { details: { limit: "quotaEntries", requested: e, maximum: WORKSPACE_MAX_QUOTA_ENTRIES } },
+    );
+  }
   return r;
 }
 
@@ -217,6 +235,7 @@ export async function prepareWorkspace(
       dir: real,
       persist: req.persist === true || req.id !== undefined,
       quotaBytes: req.quotaBytes ?? WORKSPACE_DEFAULTS.quotaBytes,
+      quotaEntries: req.quotaEntries ?? WORKSPACE_DEFAULTS.quotaEntries,
       outputs: req.outputs,
       ...(bootstrapped === undefined ? {} : { bootstrapped }),
     };

@@ -44,6 +44,23 @@ export async function workspaceBytes(dir: string): Promise<number> {
   return total;
 }
 
+/**
+ * A regular file's bytes, or undefined when it holds more than `max` (read to one byte past
+ * it, never further). A symlink is not followed: it is refused like an oversized file.
+ */
+async function readAtMost(path: string, max: number): Promise<Uint8Array | undefined> {
+  if (!(await Deno.lstat(path)).isFile) return undefined;
+  using file = await Deno.open(path, { read: true });
+  const buffer = new Uint8Array(max + 1);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const n = await file.read(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  return filled > max ? undefined : buffer.subarray(0, filled);
+}
+
 /** Collects outputs by glob, bounded; saves them as artifacts when asked. */
 export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
   const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
@@ -79,16 +96,28 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
       hit.add("maxTotalBytes");
       break;
     }
-    total += f.size;
     const out: WorkspaceOutput = { path: f.path, size: f.size };
     if (spec.saveAs) {
+      // The size that counts is the bytes read, not what a stat said before: a file that
+      // grew since is refused (its writer is stopped or gone by now, so it should not).
+      const data = await readAtMost(resolve(ws.dir, f.path), Math.min(f.size, maxFileBytes));
+      if (data === undefined) {
+        hit.add("maxFileBytes");
+        continue;
+      }
+      if (total + data.length > maxTotal) {
+        hit.add("maxTotalBytes");
+        break;
+      }
+      out.size = data.length;
       const info = await host.saveArtifact({
         name: `${spec.saveAs.prefix}${f.path}`,
-        data: await Deno.readFile(resolve(ws.dir, f.path)),
+        data,
         namespace: host.namespace,
       });
       out.ref = info.ref;
     }
+    total += out.size;
     report.outputs.push(out);
   }
   report.limitsHit = [...hit];

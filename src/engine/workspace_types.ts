@@ -44,6 +44,11 @@ export interface WorkspaceRequest {
   id?: string;
   /** The most the directory may hold while the run goes on (default 100 MiB). */
   quotaBytes?: number;
+  /**
+   * The most entries (files, directories, symlinks) it may hold while the run goes on
+   * (default 10,000; at most {@link WORKSPACE_MAX_QUOTA_ENTRIES}).
+   */
+  quotaEntries?: number;
 }
 
 /** One collected output. */
@@ -76,6 +81,7 @@ export const WORKSPACE_DEFAULTS: Readonly<{
   maxFileBytes: number;
   maxTotalBytes: number;
   quotaBytes: number;
+  quotaEntries: number;
   maxInlineBytes: number;
 }> = Object.freeze({
   // Outputs are what a model reads back: a hundred files is already a lot of context.
@@ -84,9 +90,18 @@ export const WORKSPACE_DEFAULTS: Readonly<{
   maxTotalBytes: 50 * 1024 * 1024,
   // Enough for real data work; a run that writes more is stopped.
   quotaBytes: 100 * 1024 * 1024,
+  // Bytes are not the only cost: every entry is an inode and a stat in each quota check, and a
+  // run of empty files costs no bytes. Ten thousand is plenty for data work.
+  quotaEntries: 10_000,
   // Inline files travel in the request: a few MiB in all.
   maxInlineBytes: 8 * 1024 * 1024,
 });
+
+/**
+ * The most entries a workspace may be allowed: the quota check walks every entry every 250 ms
+ * on the host, and fifty thousand stats is about as much as that may cost.
+ */
+export const WORKSPACE_MAX_QUOTA_ENTRIES = 50_000;
 
 /** Kept workspaces unused this long are removed (a week to come back to one; then it goes). */
 export const DEFAULT_WORKSPACE_RETAIN_MS = 7 * 24 * 60 * 60_000;
@@ -107,6 +122,8 @@ export interface Workspace {
   dir: string;
   persist: boolean;
   quotaBytes: number;
+  /** Absent in rows written before the entry quota: the default then applies. */
+  quotaEntries?: number;
   outputs?: WorkspaceOutputs;
   bootstrapped?: boolean;
 }

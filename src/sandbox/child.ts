@@ -16,6 +16,14 @@ import { forgetRun, noteRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
 import { sha256Hex } from "../hash.ts";
+import { dirname } from "node:path";
+
+/**
+ * How long {@link SandboxChild.suspend} waits for every thread to show as stopped. SIGSTOP
+ * takes effect at the next return from the kernel; a thread inside a long write finishes it
+ * first. A second is far past that; a child that takes longer is killed instead.
+ */
+export const SUSPEND_WAIT_MS = 1_000;
 
 /** How much of a child's stderr is kept for diagnostics. */
 export const MAX_STDERR_BYTES = 16 * 1024;
@@ -127,6 +135,7 @@ export class SandboxChild {
   #alive = true;
   #runId = "";
   #memoryBytes: number;
+  #suspended = false;
 
   private constructor(
     process: Deno.ChildProcess,
@@ -207,6 +216,7 @@ export class SandboxChild {
       allowPrivateNetwork: env.allowPrivateNetwork,
       denyAddresses: env.denyAddresses,
     });
+    await blockCacheStorage(env.denoDir, runId);
     const group = await env.memoryGuard.create(options.memoryBytes);
     const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
     // Noted before it starts: should this host die, the next one wipes the run's storage.
@@ -224,6 +234,7 @@ export class SandboxChild {
       }).spawn();
     } catch (err) {
       await group?.remove();
+      await wipeLocationData(env.denoDir, runId);
       await forgetRun(env.denoDir, runId);
       throw err;
     }
@@ -238,6 +249,7 @@ export class SandboxChild {
         } catch { /* already gone */ }
         await process.status;
         await group.remove();
+        await wipeLocationData(env.denoDir, runId);
         await forgetRun(env.denoDir, runId);
         throw err;
       }
@@ -281,6 +293,42 @@ export class SandboxChild {
     }
   }
 
+  /**
+   * Stops the whole child (every thread) with SIGSTOP and resolves once the kernel shows each
+   * thread stopped, so nothing it left behind runs, writes or sends until {@link resume}.
+   * False when it is gone or did not stop in time (it is then killed).
+   */
+  async suspend(): Promise<boolean> {
+    if (!this.#alive) return false;
+    try {
+      this.#process.kill("SIGSTOP");
+    } catch {
+      return false;
+    }
+    this.#suspended = true;
+    const until = performance.now() + SUSPEND_WAIT_MS;
+    while (this.#alive && performance.now() < until) {
+      const stopped = await allThreadsStopped(this.pid);
+      if (stopped) return this.#alive;
+      if (stopped === undefined) break;
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    this.kill();
+    return false;
+  }
+
+  /** Lets a suspended child run again (SIGCONT); a no-op for one that is not suspended. */
+  resume(): void {
+    if (!this.#suspended) return;
+    this.#suspended = false;
+    if (!this.#alive) return;
+    try {
+      this.#process.kill("SIGCONT");
+    } catch {
+      // It exited meanwhile; the run will see it gone.
+    }
+  }
+
   #breach(info: ErrorInfo): void {
     if (this.#fault) return;
     this.#fault = info;
@@ -295,14 +343,57 @@ export class SandboxChild {
 }
 
 /**
+ * True when every thread of `pid` is stopped (`T`/`t` in /proc), false while one still runs,
+ * undefined when /proc cannot say (the process is gone, or this is not Linux).
+ */
+async function allThreadsStopped(pid: number): Promise<boolean | undefined> {
+  let tasks: Deno.DirEntry[];
+  try {
+    tasks = await Array.fromAsync(Deno.readDir(`/proc/${pid}/task`));
+  } catch {
+    return undefined;
+  }
+  for (const task of tasks) {
+    let stat: string;
+    try {
+      stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`);
+    } catch {
+      continue; // That thread ended meanwhile.
+    }
+    // The state follows the command name, which is in parentheses and may hold anything.
+    const at = stat.lastIndexOf(")") + 2;
+    const state = stat.slice(at, at + 1);
+    if (state !== "T" && state !== "t") return false;
+  }
+  return tasks.length > 0;
+}
+
+/** The directories Deno keeps a `--location` origin's `localStorage` and `caches` in. */
+async function locationDirs(denoDir: string, runId: string): Promise<[string, string]> {
+  const hash = await sha256Hex(`https://run-${runId}.invalid`);
+  const base = `${denoDir}/location_data`;
+  return [`${base}/${hash}`, `${base}/web_cache/${hash}`];
+}
+
+/**
+ * Puts an empty file where the run's Cache API storage would go, so `caches.open()` fails in
+ * the child and in every Worker it starts. The Cache API writes to the host's disk whatever
+ * `--deny-write` says, with no quota (measured: 190 MiB from one run); `localStorage` has
+ * Deno's own cap (10 MiB per origin, measured) and is left alone.
+ */
+async function blockCacheStorage(denoDir: string, runId: string): Promise<void> {
+  const [, cacheDir] = await locationDirs(denoDir, runId);
+  await Deno.mkdir(dirname(cacheDir), { recursive: true });
+  await Deno.writeFile(cacheDir, new Uint8Array());
+}
+
+/**
  * Deletes what a run stored under its unique `--location` (`localStorage`,
  * `caches`). Nothing could read it again, but it must not pile up.
  */
 async function wipeLocationData(denoDir: string, runId: string): Promise<void> {
   if (!runId) return;
-  const hash = await sha256Hex(`https://run-${runId}.invalid`);
-  const base = `${denoDir}/location_data`;
-  for (const dir of [`${base}/${hash}`, `${base}/web_cache/${hash}`]) {
+  for (const dir of await locationDirs(denoDir, runId)) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }

@@ -55,6 +55,7 @@ const createBody = z.object({
     persist: z.boolean().optional(),
     id: z.string().max(100).optional(),
     quotaBytes: z.number().int().positive().optional(),
+    quotaEntries: z.number().int().positive().optional(),
   }).strict().optional()
     .describe("A directory the code may read and write; host directories cannot be staged here"),
   ...runSettings,

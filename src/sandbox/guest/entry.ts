@@ -45,6 +45,12 @@ const inspect = Deno.inspect;
 const stdout = Deno.stdout;
 const stdin = Deno.stdin;
 
+// The Cache API writes to the host's disk (the host also blocks its directory, which covers
+// Workers); the main script does not see it at all.
+for (const name of ["caches", "CacheStorage", "Cache"]) {
+  delete (globalThis as Record<string, unknown>)[name];
+}
+
 /** Host frames are trusted, but a bound keeps a bug from eating memory. */
 const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
 
