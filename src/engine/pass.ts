@@ -5,9 +5,10 @@
  * decision, `ended` with the outcome, or `released` when its hold time ran
  * out (the execution stays paused and a later pass replays it).
  *
- * While paused, the deadline is suspended and new calls from other branches
- * of the script are held back, so nothing executes that another process's
- * replay might execute too.
+ * While paused, the deadline is suspended, the child is stopped (SIGSTOP, so
+ * it cannot spend the time its deadline no longer counts), and new calls
+ * from other branches of the script are held back, so nothing executes that
+ * another process's replay might execute too.
  *
  * @module
  */
@@ -412,11 +413,15 @@ export class Pass {
       );
     }
     this.#hold = setTimeout(() => this.release(), this.#o.holdMs);
+    // Its deadline is suspended, so the child must not run either: a paused script could
+    // otherwise burn a core for the whole hold time. It runs again when a decision comes.
+    void this.#o.child.suspend();
   }
 
   #resume(): void {
     clearTimeout(this.#hold);
     this.#hold = undefined;
+    this.#o.child.resume();
     const thaw = this.#thaw;
     this.#thaw = undefined;
     thaw?.resolve();

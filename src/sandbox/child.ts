@@ -223,6 +223,10 @@ export class SandboxChild {
     await noteRun(env.denoDir, runId);
     let process: Deno.ChildProcess;
     try {
+      // Under the guard the spawned program is setpriv: a missing Deno must still fail the spawn.
+      if (command.program !== env.denoPath && env.denoPath.startsWith("/")) {
+        await assertProgram(env.denoPath);
+      }
       process = new Deno.Command(command.program, {
         args: command.args,
         cwd: env.cwd,
@@ -308,6 +312,8 @@ export class SandboxChild {
     this.#suspended = true;
     const until = performance.now() + SUSPEND_WAIT_MS;
     while (this.#alive && performance.now() < until) {
+      // Resumed while it was stopping (an approval that came at once): nothing left to wait for.
+      if (!this.#suspended) return this.#alive;
       const stopped = await allThreadsStopped(this.pid);
       if (stopped) return this.#alive;
       if (stopped === undefined) break;
@@ -346,6 +352,18 @@ export class SandboxChild {
  * True when every thread of `pid` is stopped (`T`/`t` in /proc), false while one still runs,
  * undefined when /proc cannot say (the process is gone, or this is not Linux).
  */
+/** Programs already seen to exist, so a spawn costs one stat per binary, not one per child. */
+const knownPrograms = new Set<string>();
+
+/** Throws `NotFound` (as a direct spawn would) unless `path` is a file. */
+async function assertProgram(path: string): Promise<void> {
+  if (knownPrograms.has(path)) return;
+  if (!(await Deno.stat(path)).isFile) {
+    throw new Deno.errors.NotFound(`Cannot run ${path}: not a file`);
+  }
+  knownPrograms.add(path);
+}
+
 async function allThreadsStopped(pid: number): Promise<boolean | undefined> {
   let tasks: Deno.DirEntry[];
   try {

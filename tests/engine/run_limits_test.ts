@@ -219,3 +219,39 @@ return { main: typeof caches, storage: typeof CacheStorage, worker: got }`,
   assert.equal(result.storage, "undefined");
   assert.match(result.worker, /^refused /);
 });
+
+Deno.test("a paused run's child is stopped until its decision, then runs on", async () => {
+  const gate = defineConnector({
+    name: "gate",
+    description: "Needs a person",
+    tools: {
+      send: {
+        description: "Send, once approved",
+        input: z.object({}),
+        requiresApproval: true,
+        execute: () => "sent",
+      },
+    },
+  });
+  await using rt = await open([gate]);
+  const paused = await rt.execute({
+    code: `globalThis.spins = 0;
+const timer = setInterval(() => { globalThis.spins++; }, 1);
+const sent = await gate.send({});
+clearInterval(timer);
+return { sent, spun: globalThis.spins > 0 };`,
+  });
+  assert.equal(paused.status, "paused", Deno.inspect(paused).slice(0, 400));
+  // The stop is asked for as the run pauses; give the kernel a moment to show it.
+  let states: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    states = await sandboxThreadStates();
+    if (states.length > 0 && states.every((s) => s === "T" || s === "t")) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  assert.ok(states.length > 0, "the paused child is kept for live continuation");
+  assert.deepEqual(states.filter((s) => s !== "T" && s !== "t"), [], "every thread is stopped");
+  const done = await rt.approve(paused.executionId);
+  assert.deepEqual(ok(done), { sent: "sent", spun: true });
+  assert.equal(done.meta.replayed, false, "the stopped child continued live");
+});
