@@ -98,6 +98,11 @@ export class Semaphore {
     return true;
   }
 
+  /** Calls of `namespace` waiting for a permit. */
+  waitingIn(namespace: string = ANONYMOUS): number {
+    return this.#queues.get(namespace)?.length ?? 0;
+  }
+
   /** Calls waiting for a permit, in every namespace. */
   get waiting(): number {
     return this.#waiting;

@@ -172,7 +172,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     }
     return await mcpHttpHandler(deps.runtime, {
       namespace: principal.namespace,
-      admit: () => deps.gate.enter(),
+      admit: () => deps.gate.enter(principal.namespace),
     })(c.req.raw);
   });
   return app;

@@ -1,8 +1,10 @@
 /**
  * Admission control: at most `maxRunning` executions started through the
- * service run at once; up to `maxQueued` more wait their turn in order;
- * past that a request is refused with 429 at once instead of piling up
- * children until the host runs out of memory.
+ * service run at once; up to `maxQueued` more wait their turn; past that a
+ * request is refused with 429 at once instead of piling up children until
+ * the host runs out of memory. The gate is shared fairly by tenants: freed
+ * slots go round-robin over the namespaces that wait, and one namespace may
+ * hold at most half the queue, so another tenant always finds a place.
  *
  * @module
  */
@@ -13,6 +15,9 @@ import { CordonError } from "../errors.ts";
 export const DEFAULT_MAX_RUNNING = 64;
 /** Requests waiting for a slot; beyond this the caller is told to come back. */
 export const DEFAULT_MAX_QUEUED = 1_024;
+
+/** The share of the queue one namespace may fill: the rest stays open to other tenants. */
+export const NAMESPACE_QUEUE_SHARE = 0.5;
 
 /** A counting gate with a bounded queue: the connectors' semaphore, refusing past `maxQueued`. */
 export class Gate {
@@ -36,9 +41,14 @@ export class Gate {
     };
   }
 
-  /** Waits for a slot; returns the function that gives it back (call it once). */
-  enter(): Promise<() => void> {
-    if (this.#slots.available === 0 && this.#slots.waiting >= this.#maxQueued) {
+  /**
+   * Waits for a slot, in turn with other namespaces; returns the function that gives it back
+   * (call it once).
+   */
+  enter(namespace = ""): Promise<() => void> {
+    const full = this.#slots.waiting >= this.#maxQueued ||
+      this.#slots.waitingIn(namespace) >= Math.ceil(this.#maxQueued * NAMESPACE_QUEUE_SHARE);
+    if (this.#slots.available === 0 && full) {
       const { running, queued } = this.load;
       return Promise.reject(
         new CordonError(
@@ -48,12 +58,12 @@ export class Gate {
         ),
       );
     }
-    return this.#slots.acquire();
+    return this.#slots.acquire(undefined, namespace);
   }
 
   /** Runs `work` holding a slot (refused like {@link enter} when the queue is full). */
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    const leave = await this.enter();
+  async run<T>(work: () => Promise<T>, namespace = ""): Promise<T> {
+    const leave = await this.enter(namespace);
     try {
       return await work();
     } finally {

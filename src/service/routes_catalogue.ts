@@ -102,6 +102,7 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
           (hooks) => runtime.runSnippet(params.name, input, options, hooks),
           wait,
           started,
+          options.namespace ?? principal.namespace,
         );
       },
     }),

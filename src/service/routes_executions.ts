@@ -66,11 +66,12 @@ export async function startRun(
   deps: ServiceDeps,
   run: (hooks: { onStart(id: string): void }) => Promise<ExecuteResult>,
   wait: boolean | undefined,
-  started?: (executionId: string) => void,
+  started: ((executionId: string) => void) | undefined,
+  namespace: string,
 ): Promise<Response> {
   let startedId: string | undefined;
   const recorded = Promise.withResolvers<string>();
-  const leave = await deps.gate.enter();
+  const leave = await deps.gate.enter(namespace);
   const running = run({
     onStart: (executionId) => {
       startedId = executionId;
@@ -133,7 +134,13 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       handle: ({ body, principal, started }) => {
         const { wait, namespace: ns, ...rest } = body;
         const request: ExecuteRequest = { ...rest, namespace: namespaceFor(principal, ns) };
-        return startRun(deps, (hooks) => runtime.execute(request, hooks), wait, started);
+        return startRun(
+          deps,
+          (hooks) => runtime.execute(request, hooks),
+          wait,
+          started,
+          request.namespace ?? principal.namespace,
+        );
       },
     }),
     route({
@@ -210,9 +217,9 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       body: z.object({ seq: z.number().int().positive().optional() }).strict(),
       responses: { 200: "The next outcome", 409: "Nothing waits for approval" },
       handle: async ({ params, body, principal }) => {
-        await visibleExecution(runtime, principal, params.id);
-        // A decision resumes the run: it takes a slot like a new run.
-        return await deps.gate.run(() => runtime.approve(params.id, body));
+        const { namespace } = await visibleExecution(runtime, principal, params.id);
+        // A decision resumes the run: it takes a slot like a new run, in the run's namespace.
+        return await deps.gate.run(() => runtime.approve(params.id, body), namespace);
       },
     }),
     route({
@@ -228,8 +235,8 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       }).strict(),
       responses: { 200: "The next outcome", 409: "Nothing waits for a decision" },
       handle: async ({ params, body, principal }) => {
-        await visibleExecution(runtime, principal, params.id);
-        return await deps.gate.run(() => runtime.reject(params.id, body));
+        const { namespace } = await visibleExecution(runtime, principal, params.id);
+        return await deps.gate.run(() => runtime.reject(params.id, body), namespace);
       },
     }),
     route({
@@ -242,8 +249,11 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       body: z.object({ seq: z.number().int().positive(), value: z.unknown() }).strict(),
       responses: { 200: "The next outcome", 409: "That call does not wait for a value" },
       handle: async ({ params, body, principal }) => {
-        await visibleExecution(runtime, principal, params.id);
-        return await deps.gate.run(() => runtime.resolve(params.id, body.seq, body.value));
+        const { namespace } = await visibleExecution(runtime, principal, params.id);
+        return await deps.gate.run(
+          () => runtime.resolve(params.id, body.seq, body.value),
+          namespace,
+        );
       },
     }),
     route({
