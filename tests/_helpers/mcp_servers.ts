@@ -94,8 +94,11 @@ export async function filesystemStdio(dir: string): Promise<ServerCommand> {
   return { command: "node", args: [await installedServer(SERVER_FILESYSTEM), dir] };
 }
 
-/** A small SDK-built server whose tool list changes (tests/fixtures/mcp/changing_server.ts). */
-export function changingServer(stateFile: string): ServerCommand {
+/**
+ * A small SDK-built server from `tests/fixtures/mcp/`, run by Deno against the
+ * lock, frozen and cached-only, with the runner's cache.
+ */
+export function fixtureServer(file: string, ...args: string[]): ServerCommand {
   return {
     command: Deno.execPath(),
     args: [
@@ -105,11 +108,16 @@ export function changingServer(stateFile: string): ServerCommand {
       `--config=${join(REPO_ROOT, "deno.json")}`,
       "--allow-read",
       "--allow-env",
-      join(REPO_ROOT, "tests/fixtures/mcp/changing_server.ts"),
-      stateFile,
+      join(REPO_ROOT, "tests/fixtures/mcp", file),
+      ...args,
     ],
     env: denoCacheEnv(),
   };
+}
+
+/** A server whose tool list changes (tests/fixtures/mcp/changing_server.ts). */
+export function changingServer(stateFile: string): ServerCommand {
+  return fixtureServer("changing_server.ts", stateFile);
 }
 
 /** A running server-everything in Streamable HTTP mode, listening on 127.0.0.1. */
