@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CordonError } from "../../src/errors.ts";
+import type { CordonError } from "../../src/errors.ts";
 import { Gate } from "../../src/service/gate.ts";
 
 /** Enters, notes the turn, and gives the slot straight back. */
