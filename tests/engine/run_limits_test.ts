@@ -44,17 +44,23 @@ function open(connectors: Connector[] = [], pool = 0): Promise<Runtime> {
   return createRuntime({ connectors, db: ":memory:", pool: { size: pool }, typecheck: "off" });
 }
 
-/** The state letter of every thread of every sandbox child of this process. */
-async function sandboxThreadStates(): Promise<string[]> {
+/**
+ * The state letter of every thread of the sandbox child `pid` (the script reports its own
+ * `Deno.pid`: with `--parallel`, other test files' children are children of this process too).
+ */
+async function threadStates(pid: number): Promise<string[]> {
   const states: string[] = [];
-  for (const p of await childProcesses()) {
-    if (!p.cmd.includes("--location=https://run-")) continue;
-    for await (const task of Deno.readDir(`/proc/${p.pid}/task`)) {
-      const stat = await Deno.readTextFile(`/proc/${p.pid}/task/${task.name}/stat`);
-      states.push(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
-    }
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    const stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`);
+    states.push(stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3));
   }
   return states;
+}
+
+/** The pid is one of this process's sandbox children. */
+async function assertSandboxChild(pid: number): Promise<void> {
+  const child = (await childProcesses()).find((p) => p.pid === pid);
+  assert.ok(child?.cmd.includes("--location=https://run-"), `${pid} is a sandbox child`);
 }
 
 Deno.test("a session's child is stopped between executions and runs again in the next", async () => {
@@ -65,16 +71,17 @@ Deno.test("a session's child is stopped between executions and runs again in the
 setInterval(() => { globalThis.ticks++; }, 1);
 new Worker("data:text/javascript," + encodeURIComponent("setInterval(() => {}, 1)"), { type: "module" });
 await new Promise((r) => setTimeout(r, 20));
-return "first"`,
+return Deno.pid`,
   });
-  assert.equal(ok(first), "first");
+  const pid = ok(first) as number;
+  await assertSandboxChild(pid);
   const sessionId = first.meta.sessionId!;
-  const between = await sandboxThreadStates();
+  const between = await threadStates(pid);
   assert.ok(between.length > 1, "the session's child and its threads are there");
   assert.deepEqual(between.filter((s) => s !== "T" && s !== "t"), [], "every thread is stopped");
-  const ticks = await rt.execute({ sessionId, code: "return typeof ticks" });
-  assert.equal(ok(ticks), "number", "the heap survived the stop");
-  const after = await sandboxThreadStates();
+  const ticks = await rt.execute({ sessionId, code: "return [typeof ticks, Deno.pid]" });
+  assert.deepEqual(ok(ticks), ["number", pid], "the heap survived the stop");
+  const after = await threadStates(pid);
   assert.deepEqual(after.filter((s) => s !== "T" && s !== "t"), [], "stopped again");
 });
 
@@ -231,21 +238,29 @@ Deno.test("a paused run's child is stopped until its decision, then runs on", as
         requiresApproval: true,
         execute: () => "sent",
       },
+      hello: {
+        description: "Say which process runs the script",
+        input: z.object({ pid: z.number() }),
+        execute: ({ pid }) => (childPid = pid),
+      },
     },
   });
+  let childPid = 0;
   await using rt = await open([gate]);
   const paused = await rt.execute({
     code: `globalThis.spins = 0;
 const timer = setInterval(() => { globalThis.spins++; }, 1);
+await gate.hello({ pid: Deno.pid });
 const sent = await gate.send({});
 clearInterval(timer);
 return { sent, spun: globalThis.spins > 0 };`,
   });
   assert.equal(paused.status, "paused", Deno.inspect(paused).slice(0, 400));
   // The stop is asked for as the run pauses; give the kernel a moment to show it.
+  await assertSandboxChild(childPid);
   let states: string[] = [];
   for (let i = 0; i < 200; i++) {
-    states = await sandboxThreadStates();
+    states = await threadStates(childPid);
     if (states.length > 0 && states.every((s) => s === "T" || s === "t")) break;
     await new Promise((r) => setTimeout(r, 5));
   }
