@@ -504,6 +504,9 @@ export class Pass {
     clearTimeout(this.#deadline);
     clearTimeout(this.#hold);
     this.#ended.abort();
+    // Frames the child sent before its answer may still wait for a slice; they are this pass's
+    // (counted, or dropped as late) and must not reach the next execution a session binds.
+    await child.peer.idle();
     // A session keeps a child that answered cleanly; anything else ends it.
     this.keptChild = this.#o.keepChild === true && this.#answered && !this.#failure &&
       !this.#released && child.alive;

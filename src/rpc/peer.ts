@@ -115,6 +115,8 @@ export class Peer {
   #sliceTimer: ReturnType<typeof setTimeout> | undefined;
   /** How many slices ended with frames left over (tests and benches read it). */
   deferredSlices = 0;
+  /** Waiters for {@link idle}. */
+  #idle: (() => void)[] = [];
 
   constructor(options: PeerOptions) {
     this.#options = options;
@@ -168,6 +170,15 @@ export class Peer {
     this.#handle(raw);
   }
 
+  /**
+   * Resolves once no received frame waits for a slice: every frame received
+   * so far has been handled (by the handlers bound now).
+   */
+  idle(): Promise<void> {
+    if (this.#head === this.#queue.length) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
   /** Counts `raw` into the current slice; false when the slice is spent. */
   #admit(raw: unknown): boolean {
     const now = performance.now();
@@ -217,6 +228,7 @@ export class Peer {
     if (this.#head === this.#queue.length) {
       this.#queue = [];
       this.#head = 0;
+      for (const resolve of this.#idle.splice(0)) resolve();
     }
   }
 

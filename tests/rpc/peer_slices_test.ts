@@ -78,3 +78,21 @@ Deno.test("Peer.close() still handles the waiting log lines and answers but runs
   await new Promise((r) => setTimeout(r, 5));
   assert.equal(calls, ran);
 });
+
+Deno.test("Peer.idle() resolves once every frame received so far has been handled", async () => {
+  const seen: unknown[] = [];
+  const peer = new Peer({ send: () => {}, onNotification: (_m, p) => void seen.push(p) });
+  await peer.idle();
+  for (let i = 0; i < 5; i++) peer.receive({ jsonrpc: "2.0", method: "log", params: i });
+  const busy = Array.from(
+    { length: 4 * SLICE_MAX_REQUESTS },
+    (_, i) => request(i + 1, i),
+  );
+  for (const frame of busy) peer.receive(frame);
+  peer.receive({ jsonrpc: "2.0", method: "log", params: "after the burst" });
+  assert.notEqual(seen.at(-1), "after the burst", "the last line waits behind the burst");
+  await peer.idle();
+  assert.equal(seen.at(-1), "after the burst");
+  assert.equal(seen.length, 6);
+  peer.close();
+});
