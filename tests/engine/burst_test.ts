@@ -99,3 +99,34 @@ Deno.test("a flood of 20,000 console lines is kept whole and in order, the host 
   assert.equal(stored.length, lines);
   assert.ok(stored.every((m, i) => m === `line ${i}`));
 });
+
+Deno.test("a session's next execution gets none of the lines its last one flooded before answering", async () => {
+  await using rt = await createRuntime({ db: ":memory:", pool: { size: 1 }, typecheck: "off" });
+  const lines = 5_000;
+  const first = await rt.execute({
+    session: true,
+    code: `for (let i = 0; i < ${lines}; i++) console.log("before " + i);
+return 1`,
+  });
+  assert.equal(ok(first), 1);
+  const sessionId = first.meta.sessionId!;
+  const second = await rt.execute({ sessionId, code: "return 2" });
+  assert.equal(ok(second), 2);
+  assert.equal(second.meta.sessionStatus, "reused");
+  const read = async (executionId: string) => {
+    const details = await rt.execution(executionId);
+    const out: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await rt.readLogs({ logRef: details!.logRef!, cursor, limit: 500 });
+      out.push(...page.items.map((l) => l.message));
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  };
+  const firstLines = await read(first.executionId);
+  assert.equal(firstLines.length, lines);
+  assert.ok(firstLines.every((m, i) => m === `before ${i}`));
+  assert.deepEqual(await read(second.executionId), []);
+  await rt.closeSession(sessionId);
+});
