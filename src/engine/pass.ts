@@ -514,6 +514,10 @@ export class Pass {
       child.kill();
       await child.exited;
     }
+    // Frames the child sent before it stopped may still wait for a slice; they are this pass's
+    // (counted, or dropped as late) and must not reach the next execution a session binds.
+    // Waited for only now: a child still running could keep the queue from ever emptying.
+    await child.peer.idle();
     // The quota holds at the end too: what was written after the last check counts.
     const over = await this.#overQuota().catch(() => undefined);
     if (over) {

@@ -5,6 +5,14 @@
  * {@link Peer.receive}. Values are carried in the tagged encoding of
  * `codec.ts` in both directions.
  *
+ * Incoming frames are handled in slices: a burst that arrives at once (a
+ * thousand calls under `Promise.all`, twenty thousand console lines) would
+ * otherwise be handled in one stretch without a turn of the event loop, and
+ * every request's handler continues in microtasks of that same stretch. Once
+ * a slice has spent {@link SLICE_BUDGET_MS} or dispatched
+ * {@link SLICE_MAX_REQUESTS} requests, later frames wait in order for the
+ * next macrotask. Frames keep their order across slices.
+ *
  * @module
  */
 import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
@@ -46,6 +54,36 @@ export interface RequestOptions {
   onAnswer?(): void;
 }
 
+/**
+ * The time one slice may spend handling frames before the rest wait for the
+ * next macrotask. The trust rule allows 50 ms of stall; a few ms per slice
+ * leaves room for the microtasks its requests run afterwards.
+ */
+export const SLICE_BUDGET_MS = 4;
+
+/**
+ * The requests one slice dispatches. A request's handler goes on in
+ * microtasks after the slice (journal write, tool, response) where the
+ * budget cannot see it; about 0.1 ms each on the per-call path, so 32 stay
+ * within a few ms.
+ */
+export const SLICE_MAX_REQUESTS = 32;
+
+/**
+ * Frames handled before a slice arms its end timer. Below this a slice has
+ * no timer (so quiet traffic costs no timer per frame) and may be stale,
+ * begun in an earlier macrotask; it restarts at this point, so a burst is
+ * undercounted by at most this many frames.
+ */
+const SLICE_ARM_AT = 4;
+
+interface Slice {
+  startedAt: number;
+  requests: number;
+  frames: number;
+  armed: boolean;
+}
+
 interface Pending {
   onAnswer?(): void;
   resolve(value: unknown): void;
@@ -70,6 +108,15 @@ export class Peer {
   #pending = new Map<RpcId, Pending>();
   #closed: ErrorInfo | undefined;
   readonly #options: PeerOptions;
+  /** Frames waiting for a later slice, oldest first (from `#head`). */
+  #queue: unknown[] = [];
+  #head = 0;
+  #slice: Slice | undefined;
+  #sliceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** How many slices ended with frames left over (tests and benches read it). */
+  deferredSlices = 0;
+  /** Waiters for {@link idle}. */
+  #idle: (() => void)[] = [];
 
   constructor(options: PeerOptions) {
     this.#options = options;
@@ -111,8 +158,81 @@ export class Peer {
     this.#write(JSON.stringify({ jsonrpc: "2.0", method, params: encodeValue(params) }));
   }
 
-  /** Feeds one parsed frame from the other side. */
+  /**
+   * Feeds one parsed frame from the other side. It is handled now, or after
+   * the frames before it in a later slice when the current one is spent.
+   */
   receive(raw: unknown): void {
+    if (this.#head < this.#queue.length || !this.#admit(raw)) {
+      this.#queue.push(raw);
+      return;
+    }
+    this.#handle(raw);
+  }
+
+  /**
+   * Resolves once no received frame waits for a slice: every frame received
+   * so far has been handled (by the handlers bound now).
+   */
+  idle(): Promise<void> {
+    if (this.#head === this.#queue.length) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Counts `raw` into the current slice; false when the slice is spent. */
+  #admit(raw: unknown): boolean {
+    const now = performance.now();
+    let slice = this.#slice;
+    if (!slice) slice = this.#slice = { startedAt: now, requests: 0, frames: 0, armed: false };
+    if (!slice.armed && slice.frames >= SLICE_ARM_AT) slice = this.#openSlice(now);
+    const request = isRequest(raw);
+    if (
+      slice.armed &&
+      (now - slice.startedAt >= SLICE_BUDGET_MS ||
+        (request && slice.requests >= SLICE_MAX_REQUESTS))
+    ) {
+      return false;
+    }
+    slice.frames++;
+    if (request) slice.requests++;
+    return true;
+  }
+
+  /** A busy slice: counted from `now`, it ends at the next macrotask. */
+  #openSlice(now: number): Slice {
+    this.#sliceTimer = setTimeout(() => this.#endSlice(), 0);
+    return this.#slice = { startedAt: now, requests: 0, frames: 0, armed: true };
+  }
+
+  /** A macrotask went by: a new slice takes the frames that waited. */
+  #endSlice(): void {
+    this.#sliceTimer = undefined;
+    this.#slice = undefined;
+    if (this.#head === this.#queue.length) return;
+    this.deferredSlices++;
+    this.#openSlice(performance.now());
+    this.#pump();
+  }
+
+  #pump(): void {
+    while (this.#head < this.#queue.length) {
+      const raw = this.#queue[this.#head];
+      if (!this.#admit(raw)) return;
+      this.#take();
+      this.#handle(raw);
+    }
+  }
+
+  #take(): void {
+    this.#queue[this.#head++] = undefined;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+      for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  #handle(raw: unknown): void {
     try {
       this.#receive(raw);
     } catch (err) {
@@ -173,9 +293,22 @@ export class Peer {
     }
   }
 
-  /** Fails every pending request and refuses new ones. */
+  /**
+   * Fails every pending request and refuses new ones. Frames still waiting
+   * for a slice are handled first (a response or a log line that arrived
+   * before the close counts), except requests: their sender is gone, so
+   * nothing runs for them.
+   */
   close(info: ErrorInfo = errorInfo("runtime_closed", "The connection is closed")): void {
     if (this.#closed) return;
+    clearTimeout(this.#sliceTimer);
+    this.#sliceTimer = undefined;
+    this.#slice = undefined;
+    while (this.#head < this.#queue.length) {
+      const raw = this.#queue[this.#head];
+      this.#take();
+      if (!isRequest(raw)) this.#handle(raw);
+    }
     this.#closed = info;
     for (const [, p] of this.#pending) {
       if (p.timer !== undefined) clearTimeout(p.timer);
@@ -220,4 +353,9 @@ export class Peer {
       this.close();
     }
   }
+}
+
+/** A frame that asks for an answer (an id and a method); the cheap test before classifying. */
+function isRequest(raw: unknown): boolean {
+  return raw !== null && typeof raw === "object" && "method" in raw && "id" in raw;
 }

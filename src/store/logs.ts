@@ -21,6 +21,19 @@ export interface StoredLog {
   atMs: number;
 }
 
+/**
+ * Lines written per transaction. An execution may keep twenty thousand
+ * lines or more; written in one transaction, the embedded engine (which runs
+ * on the host's thread) stalled the host for about 50 ms. A few hundred rows
+ * take about a ms, and the host gets a turn between chunks.
+ */
+export const LOG_CHUNK_LINES = 500;
+
+/** Gives the host's event loop a turn (a macrotask, so timers and I/O run first). */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** The `seq` of the marker row retention leaves where it deleted an execution's lines. */
 const EXPIRED_SEQ = 0;
 
@@ -31,18 +44,27 @@ const ENDED_BEFORE = "SELECT id FROM executions WHERE ended_at IS NOT NULL AND e
 export class LogStore {
   constructor(readonly db: Db) {}
 
-  /** Replaces an execution's lines. */
+  /**
+   * Replaces an execution's lines, {@link LOG_CHUNK_LINES} per transaction
+   * with a turn of the event loop between. The first transaction deletes the
+   * old lines; a reader in between sees a prefix of the new ones, in order.
+   */
   async replace(
     executionId: string,
     entries: readonly { level: string; message: string; atMs: number }[],
   ): Promise<void> {
-    await this.db.batch([
-      { sql: "DELETE FROM logs WHERE execution_id = ?", args: [executionId] },
-      ...entries.map((e, i) => ({
+    for (let start = 0; start === 0 || start < entries.length; start += LOG_CHUNK_LINES) {
+      if (start > 0) await turn();
+      const chunk = entries.slice(start, start + LOG_CHUNK_LINES).map((e, i) => ({
         sql: "INSERT INTO logs (execution_id, seq, level, message, at_ms) VALUES (?, ?, ?, ?, ?)",
-        args: [executionId, i + 1, e.level, e.message, e.atMs],
-      })),
-    ]);
+        args: [executionId, start + i + 1, e.level, e.message, e.atMs],
+      }));
+      await this.db.batch(
+        start === 0
+          ? [{ sql: "DELETE FROM logs WHERE execution_id = ?", args: [executionId] }, ...chunk]
+          : chunk,
+      );
+    }
   }
 
   /** Lines after `afterSeq`, at most `limit`. */
