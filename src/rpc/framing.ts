@@ -26,7 +26,23 @@ export type FrameFault =
   | { kind: "frame_too_large"; limit: number }
   | { kind: "frame_too_deep"; limit: number }
   | { kind: "output_too_large"; limit: number }
-  | { kind: "malformed"; excerpt: string };
+  | { kind: "malformed"; excerpt: string }
+  | { kind: "unreadable"; reason: string };
+
+/** A parsed big line, or why it is refused. */
+export type BigLineResult =
+  | { ok: true; frame: unknown; chars: number }
+  | { ok: false; fault: FrameFault };
+
+/**
+ * Parses lines over `threshold` bytes elsewhere (the host uses a Worker:
+ * `big_frames.ts`), with the same checks and faults as the main path.
+ */
+export interface BigLineParser {
+  readonly threshold: number;
+  /** Takes the line's bytes (their buffers may be transferred) and parses them. */
+  parse(parts: Uint8Array[]): Promise<BigLineResult>;
+}
 
 /** Options for {@link readFrames}. */
 export interface ReadFramesOptions {
@@ -38,12 +54,36 @@ export interface ReadFramesOptions {
   onFrame(frame: unknown, bytes: number): void;
   /** Called once when the stream breaks a rule; reading then stops. */
   onFault(fault: FrameFault): void;
+  /** Where lines too big for the main thread go; without it every line is parsed here. */
+  bigLines?: BigLineParser;
+  /**
+   * Gives the event loop a turn after this many ms of reading without one.
+   * A pipe that always has data ready resolves each read at once, so without
+   * it a flood is read in one stretch (60 MB held the host 250 ms here). The
+   * host sets it ({@link READ_SLICE_MS}); a child's loop is its own.
+   */
+  sliceMs?: number;
+}
+
+/**
+ * How long the host reads a child's output before it lets other work run:
+ * far under the 50 ms a tenant may hold the shared event loop, and a
+ * setTimeout per 5 ms of work costs reading little.
+ */
+export const READ_SLICE_MS = 5;
+
+/** A line longer than the splitter's raw threshold: its bytes, not yet decoded. */
+export interface RawLine {
+  /** The line's bytes in order; each part owns its whole buffer (it can be transferred). */
+  parts: Uint8Array[];
+  bytes: number;
 }
 
 /**
  * Splits bytes into lines with a cap on line length. Push chunks in; get
  * back complete lines. A line over the cap throws a `RangeError` as soon as
- * it is known to be too long, without waiting for its end.
+ * it is known to be too long, without waiting for its end. Linear: each
+ * byte is searched natively (`indexOf`) and copied at most twice.
  *
  * @example
  * ```ts
@@ -54,40 +94,62 @@ export interface ReadFramesOptions {
  * ```
  */
 export class LineSplitter {
+  /** Full blocks of the line not yet ended, then {@link #block} filled up to {@link #used}. */
   #parts: Uint8Array[] = [];
+  #block: Uint8Array | undefined;
+  #used = 0;
   #partBytes = 0;
   readonly #maxLineBytes: number;
+  readonly #rawOver: number;
   readonly #decoder = new TextDecoder();
 
-  constructor(maxLineBytes: number) {
+  /** Lines over `rawOver` bytes come out of {@link pushLines} as {@link RawLine}s. */
+  constructor(maxLineBytes: number, rawOver = Infinity) {
     this.#maxLineBytes = maxLineBytes;
+    this.#rawOver = rawOver;
   }
 
-  /** Adds a chunk; returns the lines it completed. */
+  /** Adds a chunk; returns the lines it completed, decoded. */
   push(chunk: Uint8Array): string[] {
-    const lines: string[] = [];
+    return this.pushLines(chunk).map((line) =>
+      typeof line === "string" ? line : this.#decoder.decode(concat(line.parts, line.bytes))
+    );
+  }
+
+  /** Adds a chunk; returns the lines it completed, those over the raw threshold undecoded. */
+  pushLines(chunk: Uint8Array): (string | RawLine)[] {
+    const lines: (string | RawLine)[] = [];
     let start = 0;
     while (start < chunk.length) {
       const end = chunk.indexOf(NEWLINE, start);
       if (end === -1) {
         const rest = chunk.subarray(start);
-        this.#partBytes += rest.length;
-        if (this.#partBytes > this.#maxLineBytes) {
+        if (this.#partBytes + rest.length > this.#maxLineBytes) {
           throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
         }
-        this.#parts.push(rest.slice());
+        this.#hold(rest);
         break;
       }
       const piece = chunk.subarray(start, end);
-      if (this.#partBytes + piece.length > this.#maxLineBytes) {
+      const bytes = this.#partBytes + piece.length;
+      if (bytes > this.#maxLineBytes) {
         throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
       }
-      if (this.#parts.length === 0) {
+      if (this.#partBytes === 0 && bytes <= this.#rawOver) {
         lines.push(this.#decoder.decode(piece));
       } else {
-        this.#parts.push(piece);
-        lines.push(this.#decoder.decode(concat(this.#parts, this.#partBytes + piece.length)));
+        const parts = this.#parts;
+        if (this.#block) parts.push(this.#block.subarray(0, this.#used));
+        if (bytes > this.#rawOver) {
+          parts.push(piece.slice());
+          lines.push({ parts, bytes });
+        } else {
+          parts.push(piece);
+          lines.push(this.#decoder.decode(concat(parts, bytes)));
+        }
         this.#parts = [];
+        this.#block = undefined;
+        this.#used = 0;
         this.#partBytes = 0;
       }
       start = end + 1;
@@ -95,11 +157,40 @@ export class LineSplitter {
     return lines;
   }
 
+  /**
+   * Copies the start of a line into blocks that grow with the line (up to
+   * {@link MAX_BLOCK_BYTES}): a short partial line costs one exact copy, a
+   * long one a few dozen blocks rather than one per chunk.
+   */
+  #hold(bytes: Uint8Array): void {
+    let at = 0;
+    while (at < bytes.length) {
+      if (!this.#block || this.#used === this.#block.length) {
+        if (this.#block) this.#parts.push(this.#block);
+        const size = Math.max(bytes.length - at, Math.min(MAX_BLOCK_BYTES, this.#partBytes));
+        this.#block = new Uint8Array(size);
+        this.#used = 0;
+      }
+      const n = Math.min(bytes.length - at, this.#block.length - this.#used);
+      this.#block.set(bytes.subarray(at, at + n), this.#used);
+      this.#used += n;
+      this.#partBytes += n;
+      at += n;
+    }
+  }
+
   /** Bytes held for a line not yet ended. */
   get pendingBytes(): number {
     return this.#partBytes;
   }
 }
+
+/**
+ * The largest block a long line is held in. Each block of a big line is
+ * one transfer to the parsing Worker; at 4 MiB a 64 MiB line is about 30
+ * blocks (one per 64 KiB chunk took 20-50 ms to post here).
+ */
+const MAX_BLOCK_BYTES = 4 * 1024 * 1024;
 
 function concat(parts: Uint8Array[], total: number): Uint8Array {
   const out = new Uint8Array(total);
@@ -150,23 +241,40 @@ export async function readFrames(
   source: ReadableStream<Uint8Array> | ByteReader,
   options: ReadFramesOptions,
 ): Promise<void> {
-  const splitter = new LineSplitter(options.maxFrameBytes);
+  const big = options.bigLines;
+  const splitter = new LineSplitter(options.maxFrameBytes, big?.threshold ?? Infinity);
   let total = 0;
+  const sliceMs = options.sliceMs ?? Infinity;
+  let sliceStart = performance.now();
   try {
     for await (const value of chunks(source)) {
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        sliceStart = performance.now();
+      }
       total += value.length;
       if (total > options.maxTotalBytes) {
         options.onFault({ kind: "output_too_large", limit: options.maxTotalBytes });
         return;
       }
-      let lines: string[];
+      let lines: (string | RawLine)[];
       try {
-        lines = splitter.push(value);
+        lines = splitter.pushLines(value);
       } catch {
         options.onFault({ kind: "frame_too_large", limit: options.maxFrameBytes });
         return;
       }
       for (const line of lines) {
+        if (typeof line !== "string") {
+          // Only a big-line parser's threshold makes raw lines. Awaited here, so frames stay in order.
+          const parsed = await big!.parse(line.parts);
+          if (!parsed.ok) {
+            options.onFault(parsed.fault);
+            return;
+          }
+          options.onFrame(parsed.frame, parsed.chars);
+          continue;
+        }
         if (line.length === 0 || line === "\r") continue;
         if (nestsDeeperThan(line, MAX_FRAME_NESTING)) {
           options.onFault({ kind: "frame_too_deep", limit: MAX_FRAME_NESTING });
