@@ -11,7 +11,7 @@
  */
 import type { BigFrameReply, BigFrameRequest } from "./big_frame_messages.ts";
 import type { BigLineParser, BigLineResult } from "./framing.ts";
-import { ValueBuilder } from "./value_slices.ts";
+import { ValueBuilder } from "./value_builder.ts";
 
 /**
  * Lines longer than this are parsed off the main thread. Below it the main
