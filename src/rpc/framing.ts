@@ -2,14 +2,17 @@
  * NDJSON framing: one JSON object per line. The reader is written for an
  * untrusted writer: it caps each line and the total it will read, and it
  * reports a malformed line instead of throwing, so the caller can fail one
- * run and keep the host healthy.
+ * run and keep the host healthy. On the host, lines too big to parse on the
+ * shared event loop go to a {@link BigLineParser} (`big_frames.ts`), and the
+ * reader gives the loop a turn every {@link READ_SLICE_MS}.
  *
  * @module
  */
 
 import { MAX_VALUE_DEPTH } from "./codec.ts";
+import { LineSplitter, type RawLine } from "./line_splitter.ts";
 
-const NEWLINE = 0x0a;
+export { LineSplitter, type RawLine } from "./line_splitter.ts";
 
 /**
  * The deepest a frame's JSON may nest. V8's `JSON.parse` slows down with
@@ -26,7 +29,23 @@ export type FrameFault =
   | { kind: "frame_too_large"; limit: number }
   | { kind: "frame_too_deep"; limit: number }
   | { kind: "output_too_large"; limit: number }
-  | { kind: "malformed"; excerpt: string };
+  | { kind: "malformed"; excerpt: string }
+  | { kind: "unreadable"; reason: string };
+
+/** A parsed big line, or why it is refused. */
+export type BigLineResult =
+  | { ok: true; frame: unknown; chars: number }
+  | { ok: false; fault: FrameFault };
+
+/**
+ * Parses lines over `threshold` bytes elsewhere (the host uses a Worker:
+ * `big_frames.ts`), with the same checks and faults as the main path.
+ */
+export interface BigLineParser {
+  readonly threshold: number;
+  /** Takes the line's bytes (their buffers may be transferred) and parses them. */
+  parse(parts: Uint8Array[]): Promise<BigLineResult>;
+}
 
 /** Options for {@link readFrames}. */
 export interface ReadFramesOptions {
@@ -38,78 +57,23 @@ export interface ReadFramesOptions {
   onFrame(frame: unknown, bytes: number): void;
   /** Called once when the stream breaks a rule; reading then stops. */
   onFault(fault: FrameFault): void;
+  /** Where lines too big for the main thread go; without it every line is parsed here. */
+  bigLines?: BigLineParser;
+  /**
+   * Gives the event loop a turn after this many ms of reading without one.
+   * A pipe that always has data ready resolves each read at once, so without
+   * it a flood is read in one stretch (60 MB held the host 250 ms here). The
+   * host sets it ({@link READ_SLICE_MS}); a child's loop is its own.
+   */
+  sliceMs?: number;
 }
 
 /**
- * Splits bytes into lines with a cap on line length. Push chunks in; get
- * back complete lines. A line over the cap throws a `RangeError` as soon as
- * it is known to be too long, without waiting for its end.
- *
- * @example
- * ```ts
- * import { LineSplitter } from "./framing.ts";
- * const s = new LineSplitter(1024);
- * const lines = s.push(new TextEncoder().encode('{"a":1}\n{"b"'));
- * console.assert(lines.length === 1);
- * ```
+ * How long the host reads a child's output before it lets other work run:
+ * far under the 50 ms a tenant may hold the shared event loop, and a
+ * setTimeout per 5 ms of work costs reading little.
  */
-export class LineSplitter {
-  #parts: Uint8Array[] = [];
-  #partBytes = 0;
-  readonly #maxLineBytes: number;
-  readonly #decoder = new TextDecoder();
-
-  constructor(maxLineBytes: number) {
-    this.#maxLineBytes = maxLineBytes;
-  }
-
-  /** Adds a chunk; returns the lines it completed. */
-  push(chunk: Uint8Array): string[] {
-    const lines: string[] = [];
-    let start = 0;
-    while (start < chunk.length) {
-      const end = chunk.indexOf(NEWLINE, start);
-      if (end === -1) {
-        const rest = chunk.subarray(start);
-        this.#partBytes += rest.length;
-        if (this.#partBytes > this.#maxLineBytes) {
-          throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
-        }
-        this.#parts.push(rest.slice());
-        break;
-      }
-      const piece = chunk.subarray(start, end);
-      if (this.#partBytes + piece.length > this.#maxLineBytes) {
-        throw new RangeError(`A frame is longer than ${this.#maxLineBytes} bytes`);
-      }
-      if (this.#parts.length === 0) {
-        lines.push(this.#decoder.decode(piece));
-      } else {
-        this.#parts.push(piece);
-        lines.push(this.#decoder.decode(concat(this.#parts, this.#partBytes + piece.length)));
-        this.#parts = [];
-        this.#partBytes = 0;
-      }
-      start = end + 1;
-    }
-    return lines;
-  }
-
-  /** Bytes held for a line not yet ended. */
-  get pendingBytes(): number {
-    return this.#partBytes;
-  }
-}
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
+export const READ_SLICE_MS = 5;
 
 /** Something that reads bytes into a buffer, like `Deno.stdin`. */
 export interface ByteReader {
@@ -150,23 +114,40 @@ export async function readFrames(
   source: ReadableStream<Uint8Array> | ByteReader,
   options: ReadFramesOptions,
 ): Promise<void> {
-  const splitter = new LineSplitter(options.maxFrameBytes);
+  const big = options.bigLines;
+  const splitter = new LineSplitter(options.maxFrameBytes, big?.threshold ?? Infinity);
   let total = 0;
+  const sliceMs = options.sliceMs ?? Infinity;
+  let sliceStart = performance.now();
   try {
     for await (const value of chunks(source)) {
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        sliceStart = performance.now();
+      }
       total += value.length;
       if (total > options.maxTotalBytes) {
         options.onFault({ kind: "output_too_large", limit: options.maxTotalBytes });
         return;
       }
-      let lines: string[];
+      let lines: (string | RawLine)[];
       try {
-        lines = splitter.push(value);
+        lines = splitter.pushLines(value);
       } catch {
         options.onFault({ kind: "frame_too_large", limit: options.maxFrameBytes });
         return;
       }
       for (const line of lines) {
+        if (typeof line !== "string") {
+          // Only a big-line parser's threshold makes raw lines. Awaited here, so frames stay in order.
+          const parsed = await big!.parse(line.parts);
+          if (!parsed.ok) {
+            options.onFault(parsed.fault);
+            return;
+          }
+          options.onFrame(parsed.frame, parsed.chars);
+          continue;
+        }
         if (line.length === 0 || line === "\r") continue;
         if (nestsDeeperThan(line, MAX_FRAME_NESTING)) {
           options.onFault({ kind: "frame_too_deep", limit: MAX_FRAME_NESTING });

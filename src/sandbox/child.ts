@@ -7,7 +7,8 @@
  * @module
  */
 import { type ErrorInfo, errorInfo } from "../errors.ts";
-import { type FrameFault, FrameWriter, readFrames } from "../rpc/framing.ts";
+import { type FrameFault, FrameWriter, READ_SLICE_MS, readFrames } from "../rpc/framing.ts";
+import { bigFrameParser } from "../rpc/big_frames.ts";
 import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
 import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
@@ -105,6 +106,8 @@ function faultInfo(fault: FrameFault): ErrorInfo {
           excerpt: fault.excerpt,
         },
       );
+    case "unreadable":
+      return errorInfo("protocol_error", `The sandbox sent a frame ${fault.reason}`);
   }
 }
 
@@ -170,6 +173,9 @@ export class SandboxChild {
       maxTotalBytes: options.limits.maxOutputBytes,
       onFrame: (frame) => peer.receive(frame),
       onFault: (fault) => this.#breach(faultInfo(fault)),
+      // Frames over BIG_FRAME_BYTES are parsed in a Worker: the host's event loop is shared.
+      bigLines: bigFrameParser,
+      sliceMs: READ_SLICE_MS,
     });
     // stderr counts toward the same output bound as stdout: a flood of either ends the run.
     const stderr = readCapped(

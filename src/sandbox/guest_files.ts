@@ -22,6 +22,7 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",
+  "rpc/line_splitter.ts",
   "rpc/messages.ts",
   "rpc/peer.ts",
   "errors.ts",

@@ -152,3 +152,55 @@ Deno.test("readFrames() reads a byte reader into a reused buffer without losing 
   });
   assert.deepEqual(frames, [{ a: 1 }, { b: 2 }]);
 });
+
+Deno.test("LineSplitter.pushLines() hands a line over its raw threshold back as bytes, in few blocks", () => {
+  const s = new LineSplitter(1 << 24, 1000);
+  const line = "é".repeat(300_000);
+  const bytes = enc.encode(`{"a":1}\n${line}\n{"b":2}\n`);
+  const out: (string | { parts: Uint8Array[]; bytes: number })[] = [];
+  for (let i = 0; i < bytes.length; i += 4096) {
+    out.push(...s.pushLines(bytes.subarray(i, i + 4096)));
+  }
+  assert.equal(out.length, 3);
+  assert.equal(out[0], '{"a":1}');
+  assert.equal(out[2], '{"b":2}');
+  const raw = out[1] as { parts: Uint8Array[]; bytes: number };
+  assert.equal(raw.bytes, 600_000);
+  // Blocks grow with the line: far fewer parts than the 147 chunks it came in.
+  assert.ok(raw.parts.length < 20, `${raw.parts.length} parts`);
+  const joined = new Uint8Array(raw.bytes);
+  let at = 0;
+  for (const p of raw.parts) {
+    joined.set(p, at);
+    at += p.length;
+  }
+  assert.equal(new TextDecoder().decode(joined), line);
+  // Each part owns its buffer from its start, so it can be transferred as it is.
+  for (const p of raw.parts) assert.equal(p.byteOffset, 0);
+});
+
+Deno.test("readFrames() with sliceMs gives the event loop turns while a flood that is all ready is read", async () => {
+  const chunk = enc.encode('{"x":1}\n'.repeat(1000));
+  const flood = () => ReadableStream.from(Array.from({ length: 300 }, () => chunk));
+  const turnsDuring = async (sliceMs?: number) => {
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    let frames = 0;
+    await readFrames(flood(), {
+      maxFrameBytes: 1024,
+      maxTotalBytes: 1 << 24,
+      sliceMs,
+      onFrame: () => {
+        frames++;
+        // A little work per frame, as a host's dispatch does.
+        for (let i = 0; i < 200; i++) Math.sqrt(i);
+      },
+      onFault: () => assert.fail("no fault expected"),
+    });
+    clearInterval(ticker);
+    assert.equal(frames, 300_000);
+    return turns;
+  };
+  assert.equal(await turnsDuring(undefined), 0);
+  assert.ok(await turnsDuring(0) > 0);
+});
