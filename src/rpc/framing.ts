@@ -118,13 +118,18 @@ export async function readFrames(
   const splitter = new LineSplitter(options.maxFrameBytes, big?.threshold ?? Infinity);
   let total = 0;
   const sliceMs = options.sliceMs ?? Infinity;
-  let sliceStart = performance.now();
+  // Work done since the loop last had a turn. Only synchronous work counts: time spent waiting
+  // for the next chunk (the child thinking) or for the big-line parser is the loop's own, and
+  // counting it would make every chunk of a quiet run pay a timer hop.
+  let busy = 0;
+  let since = 0;
   try {
     for await (const value of chunks(source)) {
-      if (performance.now() - sliceStart > sliceMs) {
+      if (busy > sliceMs) {
         await new Promise((resolve) => setTimeout(resolve, 0));
-        sliceStart = performance.now();
+        busy = 0;
       }
+      since = performance.now();
       total += value.length;
       if (total > options.maxTotalBytes) {
         options.onFault({ kind: "output_too_large", limit: options.maxTotalBytes });
@@ -140,7 +145,9 @@ export async function readFrames(
       for (const line of lines) {
         if (typeof line !== "string") {
           // Only a big-line parser's threshold makes raw lines. Awaited here, so frames stay in order.
+          busy += performance.now() - since;
           const parsed = await big!.parse(line.parts);
+          since = performance.now();
           if (!parsed.ok) {
             options.onFault(parsed.fault);
             return;
@@ -162,6 +169,7 @@ export async function readFrames(
         }
         options.onFrame(frame, line.length);
       }
+      busy += performance.now() - since;
     }
   } catch {
     // The stream broke (the process died): the caller learns from its exit.

@@ -183,7 +183,15 @@ export class Peer {
   #admit(raw: unknown): boolean {
     const now = performance.now();
     let slice = this.#slice;
-    if (!slice) slice = this.#slice = { startedAt: now, requests: 0, frames: 0, armed: false };
+    if (!slice) {
+      const fresh: Slice = { startedAt: now, requests: 0, frames: 0, armed: false };
+      slice = this.#slice = fresh;
+      // An unarmed slice counts frames handed over in one go (one read of the pipe). Once that
+      // is over it is forgotten, so one call at a time never arms a timer or waits for one.
+      queueMicrotask(() => {
+        if (this.#slice === fresh) this.#slice = undefined;
+      });
+    }
     if (!slice.armed && slice.frames >= SLICE_ARM_AT) slice = this.#openSlice(now);
     const request = isRequest(raw);
     if (
