@@ -79,7 +79,7 @@ const ATTACKS: Attack[] = [
           properties: { s: { type: "string", pattern: "^(a+)+$" } },
         },
       }).catch(() => undefined);
-      return await rt.runSnippet(name, { input: { s: "a".repeat(27) + "!" } }).catch((e) => e);
+      return await rt.runSnippet(name, { s: "a".repeat(27) + "!" }).catch((e) => e);
     },
   },
   {
