@@ -31,13 +31,10 @@ const LAYERS: Record<string, number> = {
 };
 
 /** Imports that cross layers the wrong way today (from → to, relative to `src/`). */
-const KNOWN_UPWARD: readonly string[] = [
-  "store/snippets.ts -> connectors/types.ts",
-];
+const KNOWN_UPWARD: readonly string[] = [];
 
 /** Cycles today, each as its files; a cycle must lie inside one of these. */
 const KNOWN_CYCLES: readonly (readonly string[])[] = [
-  ["engine/typecheck.ts", "engine/typecheck_wrap.ts"],
   [
     "engine/admission.ts",
     "engine/artifacts_api.ts",

@@ -28,21 +28,18 @@ import {
   parseFile,
   sharedFile,
 } from "./typecheck_env.ts";
-import { formOf, FORMS, locate, MAX_DIAGNOSTICS, wrap } from "./typecheck_wrap.ts";
+import {
+  type CheckForm,
+  formOf,
+  FORMS,
+  locate,
+  MAX_DIAGNOSTICS,
+  type TypeDiagnostic,
+  wrap,
+} from "./typecheck_wrap.ts";
 
 export { formOf };
-
-/** Which form the code is read as (the same three as `source.ts`). */
-export type CheckForm = "script" | "function" | "module";
-
-/** One problem, located in the user's code (1-based line and column). */
-export interface TypeDiagnostic {
-  code: number;
-  message: string;
-  line: number;
-  column: number;
-  category: "error" | "warning";
-}
+export type { CheckForm, TypeDiagnostic };
 
 /** The code to check and the declarations it is checked against. */
 export interface CheckRequest {

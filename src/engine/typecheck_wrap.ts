@@ -7,8 +7,19 @@
  */
 import ts from "typescript";
 import { transform } from "sucrase";
-import type { CheckForm, TypeDiagnostic } from "./typecheck.ts";
 import { scanImports } from "./packages/imports.ts";
+
+/** Which form the code is read as (the same three as `source.ts`). */
+export type CheckForm = "script" | "function" | "module";
+
+/** One problem, located in the user's code (1-based line and column). */
+export interface TypeDiagnostic {
+  code: number;
+  message: string;
+  line: number;
+  column: number;
+  category: "error" | "warning";
+}
 
 /** Diagnostics returned per list: past the first few, errors are mostly cascades. */
 export const MAX_DIAGNOSTICS = 20;

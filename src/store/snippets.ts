@@ -5,8 +5,10 @@
  *
  * @module
  */
-import type { JsonSchema } from "../connectors/types.ts";
 import type { Db } from "./client.ts";
+
+/** A JSON Schema as stored; the connectors layer above gives it meaning. */
+type JsonSchema = Record<string, unknown>;
 
 /** One version of a snippet as stored. */
 export interface SnippetRow {
