@@ -13,10 +13,9 @@ import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer
 import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
 import { childArgs } from "./flags.ts";
 import type { OrphanGuard } from "./orphan_guard.ts";
-import { forgetRun, noteRun } from "./run_ledger.ts";
+import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { METHOD_READY } from "./protocol.ts";
-import { sha256Hex } from "../hash.ts";
 import { dirname } from "node:path";
 
 /**
@@ -136,7 +135,6 @@ export class SandboxChild {
   #killedFor: ErrorInfo | undefined;
   #fault: ErrorInfo | undefined;
   #alive = true;
-  #runId = "";
   #memoryBytes: number;
   #suspended = false;
 
@@ -144,6 +142,7 @@ export class SandboxChild {
     process: Deno.ChildProcess,
     group: ChildGroup | undefined,
     options: SpawnChildOptions,
+    run: { id: string; location: readonly string[] },
   ) {
     this.#process = process;
     this.#group = group;
@@ -192,8 +191,7 @@ export class SandboxChild {
       await stdin.close().catch(() => {});
       const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
       if (group) await group.remove().catch(() => {});
-      await wipeLocationData(options.env.denoDir, this.#runId);
-      await forgetRun(options.env.denoDir, this.#runId);
+      await retireRun(options.env.denoDir, run.id, run.location);
       const exit: ChildExit = {
         code: status.code,
         signal: status.signal,
@@ -222,11 +220,11 @@ export class SandboxChild {
       allowPrivateNetwork: env.allowPrivateNetwork,
       denyAddresses: env.denyAddresses,
     });
-    await blockCacheStorage(env.denoDir, runId);
+    const location = await locationDataDirs(env.denoDir, runId);
+    // Noted before it starts: should this host die, the next one wipes the run's storage.
+    await Promise.all([blockCacheStorage(location[1]), noteRun(env.denoDir, runId)]);
     const group = await env.memoryGuard.create(options.memoryBytes);
     const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
-    // Noted before it starts: should this host die, the next one wipes the run's storage.
-    await noteRun(env.denoDir, runId);
     let process: Deno.ChildProcess;
     try {
       // Under the guard the spawned program is setpriv: a missing Deno must still fail the spawn.
@@ -244,8 +242,7 @@ export class SandboxChild {
       }).spawn();
     } catch (err) {
       await group?.remove();
-      await wipeLocationData(env.denoDir, runId);
-      await forgetRun(env.denoDir, runId);
+      await retireRun(env.denoDir, runId, location);
       throw err;
     }
     if (group) {
@@ -259,14 +256,11 @@ export class SandboxChild {
         } catch { /* already gone */ }
         await process.status;
         await group.remove();
-        await wipeLocationData(env.denoDir, runId);
-        await forgetRun(env.denoDir, runId);
+        await retireRun(env.denoDir, runId, location);
         throw err;
       }
     }
-    const child = new SandboxChild(process, group, options);
-    child.#runId = runId;
-    return child;
+    return new SandboxChild(process, group, options, { id: runId, location });
   }
 
   /** True until the process has exited. */
@@ -392,34 +386,15 @@ async function allThreadsStopped(pid: number): Promise<boolean | undefined> {
   return tasks.length > 0;
 }
 
-/** The directories Deno keeps a `--location` origin's `localStorage` and `caches` in. */
-async function locationDirs(denoDir: string, runId: string): Promise<[string, string]> {
-  const hash = await sha256Hex(`https://run-${runId}.invalid`);
-  const base = `${denoDir}/location_data`;
-  return [`${base}/${hash}`, `${base}/web_cache/${hash}`];
-}
-
 /**
  * Puts an empty file where the run's Cache API storage would go, so `caches.open()` fails in
  * the child and in every Worker it starts. The Cache API writes to the host's disk whatever
  * `--deny-write` says, with no quota (measured: 190 MiB from one run); `localStorage` has
  * Deno's own cap (10 MiB per origin, measured) and is left alone.
  */
-async function blockCacheStorage(denoDir: string, runId: string): Promise<void> {
-  const [, cacheDir] = await locationDirs(denoDir, runId);
+async function blockCacheStorage(cacheDir: string): Promise<void> {
   await Deno.mkdir(dirname(cacheDir), { recursive: true });
   await Deno.writeFile(cacheDir, new Uint8Array());
-}
-
-/**
- * Deletes what a run stored under its unique `--location` (`localStorage`,
- * `caches`). Nothing could read it again, but it must not pile up.
- */
-async function wipeLocationData(denoDir: string, runId: string): Promise<void> {
-  if (!runId) return;
-  for (const dir of await locationDirs(denoDir, runId)) {
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
 }
 
 async function readCapped(

@@ -34,6 +34,24 @@ export async function noteRun(denoDir: string, runId: string): Promise<void> {
   await Deno.writeTextFile(join(dir, runId), "");
 }
 
+/** Deletes what a run stored under its location (`localStorage`, the Cache API blocker). */
+export async function wipeLocation(dirs: readonly string[]): Promise<void> {
+  for (const dir of dirs) await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+/**
+ * Wipes a run's location data, then forgets the run: in that order, so a host that dies in
+ * between leaves a note the next host acts on.
+ */
+export async function retireRun(
+  denoDir: string,
+  runId: string,
+  dirs: readonly string[],
+): Promise<void> {
+  await wipeLocation(dirs);
+  await forgetRun(denoDir, runId);
+}
+
 /** Forgets a run once its location data is wiped (or it never started). */
 export async function forgetRun(denoDir: string, runId: string): Promise<void> {
   if (!runId) return;
@@ -71,9 +89,7 @@ export async function sweepDeadRuns(denoDir: string): Promise<RunSweep> {
     try {
       for await (const entry of Deno.readDir(dir)) {
         if (!RUN_ID.test(entry.name)) continue;
-        for (const data of await locationDataDirs(denoDir, entry.name)) {
-          await Deno.remove(data, { recursive: true }).catch(() => {});
-        }
+        await wipeLocation(await locationDataDirs(denoDir, entry.name));
         sweep.runs++;
       }
       await Deno.remove(dir, { recursive: true });
