@@ -9,7 +9,7 @@
  */
 import type { ConnectorInfo } from "../src/connectors/types.ts";
 import { buildDeclarations } from "../src/connectors/typegen/mod.ts";
-import { describeForModel } from "../src/engine/model_prompt.ts";
+import { describeForModel } from "../src/engine/catalogue/model_prompt.ts";
 import { CATALOGUE } from "../tests/fixtures/catalogue.ts";
 import { pooledBench } from "./exec.ts";
 import { searchBench } from "./search.ts";

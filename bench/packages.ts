@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { PackageSet, packageStats } from "../src/engine/packages/mod.ts";
 import { bundlePackage } from "../src/engine/packages/bundle.ts";
 import { installPackage } from "../src/engine/packages/install.ts";
-import { prepareSource } from "../src/engine/source.ts";
+import { prepareSource } from "../src/engine/source/source.ts";
 
 const PACKAGES: Record<string, string> = { ms: "2.1.3", nanoid: "5.1.5", "date-fns": "4.1.0" };
 

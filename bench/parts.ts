@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConnectorRegistry } from "../src/connectors/registry.ts";
-import { prepareSource } from "../src/engine/source.ts";
+import { prepareSource } from "../src/engine/source/source.ts";
 import { detectMemoryGuard } from "../src/sandbox/cgroup.ts";
 import { type ChildEnvironment, SandboxChild } from "../src/sandbox/child.ts";
 import { METHOD_RUN, type RunParams } from "../src/sandbox/protocol.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { createRedactor } from "../src/engine/redact.ts";
+import { createRedactor } from "../src/engine/logs/redact.ts";
 
 const redact = createRedactor({ values: ["host-held-secret-value", "Bearer abcdef123456"] });
 

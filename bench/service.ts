@@ -16,7 +16,7 @@
  *
  * @module
  */
-import { type Service, startService } from "../src/service/server.ts";
+import { type Service, startService } from "../src/service/server/server.ts";
 import { completed, TRIVIAL } from "./setup.ts";
 import { brief, check, progress, round, sleep, timed } from "./stats.ts";
 

@@ -148,7 +148,7 @@ export async function measureTypecheck(samples = 200) {
   const declarations = benchDeclarations();
   const tools = CONNECTORS * TOOLS_PER_CONNECTOR;
   // Imported here so its cost (loading the TypeScript compiler) is measured too.
-  const load = await timed(() => import("../src/engine/typecheck.ts"));
+  const load = await timed(() => import("../src/engine/typecheck/check.ts"));
   using checker = new load.value.TypeChecker();
   const request = (variant: number, declarationHash = "catalogue-1") => ({
     code: benchScript(variant),

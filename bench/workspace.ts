@@ -10,7 +10,7 @@ import {
   prepareWorkspace,
   removeWorkspace,
   type WorkspaceHost,
-} from "../src/engine/workspace.ts";
+} from "../src/engine/workspaces/workspace.ts";
 import { check, summarize, type Summary } from "./stats.ts";
 
 /** Stage, collect, and both, p50/p95 in ms. */

@@ -13,7 +13,7 @@ export {
   resolve,
   rollback,
   type RollbackReport,
-} from "./control.ts";
+} from "./execution/control.ts";
 export {
   ARTIFACT_NAME,
   ARTIFACT_SCHEME,
@@ -22,7 +22,7 @@ export {
   isArtifactName,
   MAX_ARTIFACT_NAME_CHARS,
   parseArtifactRef,
-} from "./artifact_ref.ts";
+} from "./artifacts/ref.ts";
 export {
   type ArtifactContent,
   type ArtifactInfo,
@@ -33,8 +33,8 @@ export {
   type DeleteArtifactOptions,
   type ListArtifactsOptions,
   type SaveArtifactOptions,
-} from "./artifacts_api.ts";
-export { Catalogue, type Description } from "./catalogue.ts";
+} from "./artifacts/api.ts";
+export { Catalogue, type Description } from "./catalogue/catalogue.ts";
 export {
   type CodeBlock,
   type CodeRunner,
@@ -44,7 +44,7 @@ export {
   extractCodeBlocks,
   type ExtractCodeBlocksOptions,
   SUPPORTED_LANGUAGES,
-} from "./code_executor.ts";
+} from "./code/executor.ts";
 export {
   createRedactor,
   MIN_SECRET_VALUE_LENGTH,
@@ -52,17 +52,17 @@ export {
   redactCredentials,
   type RedactorOptions,
   redactValue,
-} from "./redact.ts";
-export { Checker, TYPECHECK_MODES, type TypecheckMode } from "./checker.ts";
-export { executeChecked, toDiagnostic } from "./checked.ts";
-export { type DiscoveryApi, type InNamespace, type RunSnippetOptions } from "./discovery_api.ts";
-export { EventHub, type ExecutionEvent, type ExecutionListener } from "./events.ts";
-export { executionsApi } from "./executions_api.ts";
-export { MAX_PAGE } from "./paging.ts";
-export { checkNamespace, DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from "./namespace.ts";
-export { type DurabilitySettings, Engine, type EngineParts } from "./engine.ts";
-export { describeForModel, MAX_LISTED_CONNECTORS } from "./model_prompt.ts";
-export { PLATFORM_METHODS, type PlatformHost } from "./platform.ts";
+} from "./logs/redact.ts";
+export { Checker, TYPECHECK_MODES, type TypecheckMode } from "./typecheck/checker.ts";
+export { executeChecked, toDiagnostic } from "./discovery/checked.ts";
+export { type DiscoveryApi, type InNamespace, type RunSnippetOptions } from "./discovery/api.ts";
+export { EventHub, type ExecutionEvent, type ExecutionListener } from "./execution/events.ts";
+export { executionsApi } from "./execution/records.ts";
+export { MAX_PAGE } from "./common/paging.ts";
+export { checkNamespace, DEFAULT_NAMESPACE, NAMESPACE_PATTERN } from "./common/namespace.ts";
+export { type DurabilitySettings, Engine, type EngineParts } from "./execution/engine.ts";
+export { describeForModel, MAX_LISTED_CONNECTORS } from "./catalogue/model_prompt.ts";
+export { PLATFORM_METHODS, type PlatformHost } from "./discovery/platform.ts";
 export {
   MAX_SNIPPET_DESCRIPTION_CHARS,
   type PreparedSnippet,
@@ -71,9 +71,9 @@ export {
   type SnippetDetails,
   type SnippetInfo,
   Snippets,
-} from "./snippets.ts";
-export { classifyExit, encodedBytes } from "./exit.ts";
-export { CallJournal, canonicalJson, durableJson, type JournalDecision } from "./journal.ts";
+} from "./snippets/snippets.ts";
+export { classifyExit, encodedBytes } from "./execution/exit.ts";
+export { CallJournal, canonicalJson, durableJson, type JournalDecision } from "./execution/journal.ts";
 export {
   configureLimits,
   DEFAULT_LIMITS,
@@ -81,10 +81,10 @@ export {
   LIMIT_NAMES,
   type Limits,
   resolveLimits,
-} from "./limits.ts";
-export { LogBuffer } from "./logs.ts";
-export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./pass.ts";
-export { createRuntime } from "./runtime.ts";
+} from "./execution/limits.ts";
+export { LogBuffer } from "./logs/buffer.ts";
+export { type Decision, type Outcome, Pass, type PassEvent, type PassOptions } from "./execution/pass.ts";
+export { createRuntime } from "./runtime/runtime.ts";
 export {
   compileGlob,
   type Glob,
@@ -95,9 +95,9 @@ export {
   type WorkspaceOutputs,
   type WorkspaceReport,
   type WorkspaceRequest,
-} from "./workspace.ts";
-export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./sessions.ts";
-export { type RecoveryPage, type SessionsApi } from "./sessions_api.ts";
+} from "./workspaces/workspace.ts";
+export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./sessions/manager.ts";
+export { type RecoveryPage, type SessionsApi } from "./sessions/api.ts";
 export {
   DEFAULT_DURABILITY,
   DEFAULT_EXECUTION_RETAIN_MS,
@@ -116,8 +116,8 @@ export {
   type RuntimeHealth,
   type RuntimeOptions,
   type SandboxOptions,
-} from "./runtime_types.ts";
-export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } from "./source.ts";
+} from "./runtime/types.ts";
+export { type CodeForm, MAX_CODE_CHARS, type PreparedSource, prepareSource } from "./source/source.ts";
 export {
   type BundleStats,
   checkPackages,
@@ -140,4 +140,4 @@ export type {
   LogEntry,
   PausedResult,
   PendingAction,
-} from "./types.ts";
+} from "./execution/types.ts";

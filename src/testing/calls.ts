@@ -6,7 +6,7 @@
  * @module
  */
 import { isDeepStrictEqual } from "node:util";
-import type { CallRecord } from "../engine/types.ts";
+import type { CallRecord } from "../engine/execution/types.ts";
 import type { CallState } from "../store/calls.ts";
 import { fail, preview, showCall } from "./format.ts";
 

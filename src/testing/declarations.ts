@@ -13,8 +13,8 @@
  * @module
  */
 import ts from "typescript";
-import { toDiagnostic } from "../engine/checked.ts";
-import type { Diagnostic } from "../engine/types.ts";
+import { toDiagnostic } from "../engine/discovery/checked.ts";
+import type { Diagnostic } from "../engine/execution/types.ts";
 import {
   CHECK_OPTIONS,
   DECLARATIONS_FILE,
@@ -22,8 +22,8 @@ import {
   HOST_BASE,
   parseFile,
   sharedFile,
-} from "../engine/typecheck_env.ts";
-import { locate } from "../engine/typecheck_wrap.ts";
+} from "../engine/typecheck/env.ts";
+import { locate } from "../engine/typecheck/wrap.ts";
 import type { ConnectorProblem } from "./connector_check.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { AssertionError } from "node:assert/strict";
-import type { CallRecord, ExecuteResult } from "../engine/types.ts";
+import type { CallRecord, ExecuteResult } from "../engine/execution/types.ts";
 
 /** Characters of one value in a message: enough to see the difference, short enough to scan. */
 const MAX_PREVIEW_CHARS = 240;

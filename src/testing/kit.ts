@@ -7,11 +7,11 @@
  * @module
  */
 import type { Connector, Tool } from "../connectors/types.ts";
-import { toDiagnostic } from "../engine/checked.ts";
-import { createRuntime } from "../engine/runtime.ts";
-import type { Runtime, RuntimeOptions } from "../engine/runtime_types.ts";
-import { formOf, TypeChecker } from "../engine/typecheck.ts";
-import type { Diagnostic, ExecuteRequest, ExecuteResult } from "../engine/types.ts";
+import { toDiagnostic } from "../engine/discovery/checked.ts";
+import { createRuntime } from "../engine/runtime/runtime.ts";
+import type { Runtime, RuntimeOptions } from "../engine/runtime/types.ts";
+import { formOf, TypeChecker } from "../engine/typecheck/check.ts";
+import type { Diagnostic, ExecuteRequest, ExecuteResult } from "../engine/execution/types.ts";
 import {
   checkConnector,
   checkOutput,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { ErrorCode, ErrorInfo } from "../errors.ts";
-import type { ErrorResult, ExecuteResult, PausedResult } from "../engine/types.ts";
+import type { ErrorResult, ExecuteResult, PausedResult } from "../engine/execution/types.ts";
 import { describeOutcome, fail } from "./format.ts";
 
 /**

@@ -4,8 +4,8 @@
  * reader over fetch.
  */
 import { fileURLToPath } from "node:url";
-import { loadConfigFile, type ServiceConfig } from "../../src/service/config.ts";
-import { type Service, startService } from "../../src/service/server.ts";
+import { loadConfigFile, type ServiceConfig } from "../../src/service/server/config.ts";
+import { type Service, startService } from "../../src/service/server/server.ts";
 
 export const FIXTURE_CONFIG = fileURLToPath(
   new URL("../fixtures/service/cordon.config.ts", import.meta.url),

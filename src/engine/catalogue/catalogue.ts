@@ -1,0 +1,297 @@
+/**
+ * What the model can discover: the generated declarations and their hash,
+ * search over tools and snippets, `describe` of one of them, and the output
+ * shapes observed for tools whose schema says little.
+ *
+ * @module
+ */
+import type { ConnectorRegistry } from "../../connectors/registry.ts";
+import { type SearchDocument, SearchIndex, type SearchPage } from "../../connectors/search.ts";
+import { isShape, mergeShapes, observeShape, type Shape, shapeToTs } from "../../connectors/shape.ts";
+import type { ToolInfo } from "../../connectors/types.ts";
+import { buildDeclarations, toolSignature } from "../../connectors/typegen/mod.ts";
+import { CordonError } from "../../errors.ts";
+import type { ShapeStore } from "../../store/shapes.ts";
+import type { SnippetRow } from "../../store/snippets.ts";
+import { checkNamespace } from "../common/namespace.ts";
+
+/** What `describe()` returns for a tool or a snippet. */
+export interface Description {
+  /** A tool, or a snippet (code runs it with `codemode.run`). */
+  kind: "tool" | "snippet";
+  /** What was described: `connector.tool` or `snippet:name`. */
+  path: string;
+  /** The tool's or snippet's own description. */
+  description: string;
+  /** A one-line call signature, e.g. `math.add(args: { a: number; b: number }): Promise<number>`. */
+  signature: string;
+  /** The input type, as TypeScript. */
+  input: string;
+  /** The output type, as TypeScript (`unknown` when neither a schema nor observations say). */
+  output: string;
+  /** Lines of code that call it, to adapt. */
+  examples: string[];
+  /** The output shape seen in results, for tools without a useful output schema. */
+  observedShape?: string;
+  /** How many results the observed shape was built from. */
+  observedSamples?: number;
+  /** Tools: how the tool behaves (`readOnly`, `requiresApproval`, `replay`, …). */
+  annotations?: Record<string, unknown>;
+  /** Snippets: the version described and whether it still type-checks. */
+  version?: number;
+  /** Snippets: true when, checked again after the tool declarations changed, it failed. */
+  stale?: boolean;
+  /** Snippets: the connectors its code uses; it does not run without them. */
+  connectors?: string[];
+}
+
+interface Observed {
+  shape: Shape;
+  samples: number;
+  /** The shape as TypeScript: what a write is worth making for (counts change every time). */
+  rendered: string;
+}
+
+/**
+ * Tools with an observed shape, per namespace. A namespace observes at most the host's tools,
+ * so this binds only a catalogue larger than any model reads (a few hundred tools, each shape
+ * itself bounded by the shape limits); past it, new tools go unobserved for that namespace.
+ */
+export const MAX_OBSERVED_TOOLS_PER_NAMESPACE = 1_000;
+
+/** The key of a namespace's observation of a tool. */
+function observedKey(namespace: string, path: string): string {
+  return `${namespace}\u0000${path}`;
+}
+
+/** A schema that says nothing useful about an output: absent, `{}`, or `unknown`-like. */
+function saysLittle(schema: ToolInfo["outputSchema"]): boolean {
+  if (!schema) return true;
+  const keys = Object.keys(schema).filter((k) => !["$schema", "description", "title"].includes(k));
+  return keys.length === 0;
+}
+
+/** The catalogue of one runtime. */
+export class Catalogue {
+  #declarations = "";
+  #declarationHash = "";
+  readonly #registry: ConnectorRegistry;
+  readonly #shapes: ShapeStore;
+  readonly #index = new SearchIndex();
+  /** Observations by namespace and tool: one tenant's field names never reach another. */
+  readonly #observed = new Map<string, Observed>();
+  /** Tools observed per namespace, for {@link MAX_OBSERVED_TOOLS_PER_NAMESPACE}. */
+  readonly #observedCount = new Map<string, number>();
+  readonly #snippets = new Map<string, SnippetRow>();
+
+  readonly #extra: string;
+
+  private constructor(registry: ConnectorRegistry, shapes: ShapeStore, extra: string) {
+    this.#registry = registry;
+    this.#shapes = shapes;
+    this.#extra = extra;
+    this.#build();
+  }
+
+  /** Every connector's declarations and `codemode`'s. */
+  get declarations(): string {
+    return this.#declarations;
+  }
+
+  /** The hash of {@link declarations}: stable across restarts, changed by any schema change. */
+  get declarationHash(): string {
+    return this.#declarationHash;
+  }
+
+  #build(): void {
+    ({ declarations: this.#declarations, declarationHash: this.#declarationHash } =
+      buildDeclarations(this.#registry.list(), this.#extra));
+  }
+
+  #toolDocuments(): SearchDocument[] {
+    const docs: SearchDocument[] = [];
+    for (const info of this.#registry.list()) {
+      for (const t of info.tools) {
+        docs.push({
+          kind: "tool",
+          path: `${info.name}.${t.name}`,
+          name: t.name,
+          connector: info.name,
+          description: t.description,
+        });
+      }
+    }
+    return docs;
+  }
+
+  /** A connector's tool list changed: declarations, hash and index follow. */
+  toolsChanged(): void {
+    this.#build();
+    this.#index.replaceAll([
+      ...this.#toolDocuments(),
+      ...[...this.#snippets.values()].map(snippetDocument),
+    ]);
+  }
+
+  /** Builds the catalogue, with the shapes and snippets the store already has. */
+  static async open(
+    registry: ConnectorRegistry,
+    shapes: ShapeStore,
+    snippets: SnippetRow[],
+    /** More declarations (the allowed packages' modules), part of the hash. */
+    extra = "",
+  ): Promise<Catalogue> {
+    const c = new Catalogue(registry, shapes, extra);
+    const docs = c.#toolDocuments();
+    for (const s of snippets) {
+      c.#snippets.set(snippetKey(s.namespace, s.name), s);
+      docs.push(snippetDocument(s));
+    }
+    c.#index.replaceAll(docs);
+    for (const row of await shapes.all()) {
+      if (isShape(row.shape)) {
+        c.#remember(row.namespace, `${row.connector}.${row.tool}`, {
+          shape: row.shape,
+          samples: row.samples,
+          rendered: shapeToTs(row.shape),
+        });
+      }
+    }
+    return c;
+  }
+
+  /** Ranks tools and the namespace's snippets for a query. */
+  search(
+    query: string,
+    options: { limit?: number; cursor?: string; namespace?: string } = {},
+  ): SearchPage {
+    if (typeof query !== "string") {
+      throw new CordonError("invalid_request", "search() needs a query string");
+    }
+    return this.#index.search(query, { ...options, namespace: checkNamespace(options.namespace) });
+  }
+
+  /** A snippet was saved (or a new version) or deleted. */
+  snippetChanged(namespace: string, name: string, row: SnippetRow | undefined): void {
+    if (row) {
+      this.#snippets.set(snippetKey(namespace, name), row);
+      this.#index.add(snippetDocument(row));
+    } else {
+      this.#snippets.delete(snippetKey(namespace, name));
+      this.#index.remove(`snippet:${name}`, namespace);
+    }
+  }
+
+  /**
+   * Describes `connector.tool` or `snippet:name` as `namespace` sees it: its snippets, and the
+   * output shapes its own results showed.
+   */
+  describe(
+    path: string,
+    snippetTypes?: (row: SnippetRow) => string,
+    namespace?: string,
+  ): Description {
+    if (typeof path !== "string" || path === "") {
+      throw new CordonError("invalid_request", "describe() needs a path like math.add");
+    }
+    const ns = checkNamespace(namespace);
+    if (path.startsWith("snippet:")) {
+      const key = snippetKey(ns, path.slice("snippet:".length));
+      const row = this.#snippets.get(key);
+      if (!row) throw notFound(path, "snippet_not_found");
+      const input = snippetTypes ? snippetTypes(row) : "unknown";
+      return {
+        kind: "snippet",
+        path,
+        description: row.description,
+        signature: `codemode.run("${row.name}", input: ${input}): Promise<unknown>`,
+        input,
+        output: "unknown",
+        examples: [`const out = await codemode.run(${JSON.stringify(row.name)}, input);`],
+        version: row.version,
+        stale: row.stale,
+        connectors: row.connectors,
+      };
+    }
+    const dot = path.indexOf(".");
+    const connector = dot > 0 ? path.slice(0, dot) : "";
+    const toolName = dot > 0 ? path.slice(dot + 1) : "";
+    const tool = this.#registry.tool(connector, toolName);
+    if (!tool) throw notFound(path, "tool_not_found");
+    const sig = toolSignature(connector, tool);
+    const d: Description = {
+      kind: "tool",
+      path,
+      description: tool.description,
+      signature: sig.signature,
+      input: sig.input,
+      output: sig.output,
+      examples: [exampleCall(connector, tool.name)],
+      annotations: { ...tool.annotations },
+    };
+    const seen = this.#observed.get(observedKey(ns, path));
+    if (seen && saysLittle(tool.outputSchema)) {
+      d.observedShape = seen.rendered;
+      d.observedSamples = seen.samples;
+    }
+    return d;
+  }
+
+  /**
+   * Folds a tool's result, got by an execution of `namespace`, into that namespace's observed
+   * shape of the tool (tools without a useful output schema).
+   */
+  observe(connector: string, tool: string, value: unknown, namespace?: string): void {
+    const def = this.#registry.tool(connector, tool);
+    if (!def || !saysLittle(def.outputSchema)) return;
+    const ns = checkNamespace(namespace);
+    const before = this.#observed.get(observedKey(ns, `${connector}.${tool}`));
+    const shape = before ? mergeShapes(before.shape, observeShape(value)) : observeShape(value);
+    const rendered = shapeToTs(shape);
+    const samples = (before?.samples ?? 0) + 1;
+    if (!this.#remember(ns, `${connector}.${tool}`, { shape, samples, rendered })) return;
+    // Written only when what describe() shows changed: after a few results, almost never.
+    if (rendered !== before?.rendered) {
+      this.#shapes.put({ namespace: ns, connector, tool, shape, samples, updatedAt: Date.now() })
+        .catch(() => {});
+    }
+  }
+
+  /** Keeps an observation; false when the namespace is at its cap and this tool is new to it. */
+  #remember(namespace: string, path: string, observed: Observed): boolean {
+    const key = observedKey(namespace, path);
+    if (!this.#observed.has(key)) {
+      const count = this.#observedCount.get(namespace) ?? 0;
+      if (count >= MAX_OBSERVED_TOOLS_PER_NAMESPACE) return false;
+      this.#observedCount.set(namespace, count + 1);
+    }
+    this.#observed.set(key, observed);
+    return true;
+  }
+}
+
+function snippetDocument(s: SnippetRow): SearchDocument {
+  return {
+    kind: "snippet",
+    path: `snippet:${s.name}`,
+    name: s.name,
+    description: s.description,
+    namespace: s.namespace,
+  };
+}
+
+function snippetKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function notFound(path: string, code: "tool_not_found" | "snippet_not_found"): CordonError {
+  const what = code === "tool_not_found" ? "tool" : "snippet";
+  return new CordonError(code, `There is no ${what} "${path}"; use search() to find one`, {
+    details: { path },
+  });
+}
+
+function exampleCall(connector: string, tool: string): string {
+  const access = /^[A-Za-z_$][\w$]*$/.test(tool) ? `.${tool}` : `[${JSON.stringify(tool)}]`;
+  return `const result = await ${connector}${access}({ /* args */ });`;
+}

@@ -1,0 +1,305 @@
+/**
+ * The code-executor interface agent frameworks expect (AutoGen's
+ * `CodeExecutor`, Google ADK's `BaseCodeExecutor`): pull the code blocks out
+ * of a model's answer, run them in order, and hand back one text `output`
+ * and an exit code.
+ *
+ * Only TypeScript and JavaScript run; Cordon has no other interpreter in its
+ * sandbox. `tsx`/`jsx` are refused too: the sandbox transpiles TypeScript
+ * without a JSX runtime, so JSX could only fail later and less clearly.
+ *
+ * @module
+ */
+import { CordonError } from "../../errors.ts";
+import type { WorkspaceReport, WorkspaceRequest } from "../workspaces/workspace.ts";
+import type { ExecuteRequest, ExecuteResult } from "../execution/types.ts";
+
+/** One code block of a model's answer. */
+export interface CodeBlock {
+  /** The language named after the opening fence, lower-cased (`ts`, `python`); `""` if none. */
+  language: string;
+  /** The code between the fences, without them, lines joined by `\n`. */
+  code: string;
+}
+
+/** Options for {@link extractCodeBlocks}. */
+export interface ExtractCodeBlocksOptions {
+  /**
+   * A marker that opens a block instead of a Markdown fence (CodeAct-style `<execute>`). Blocks
+   * between custom markers have no language of their own: they get `language`.
+   */
+  start?: string;
+  /** The marker that closes a block opened by `start`. */
+  end?: string;
+  /** The language of custom-marker blocks and of fences that name none (default `""`). */
+  language?: string;
+}
+
+/** What {@link executeCode} takes. */
+export interface ExecuteCodeRequest {
+  /** The blocks to run, in order (from {@link extractCodeBlocks}, or built by the caller). */
+  codeBlocks: CodeBlock[];
+  /**
+   * The caller's key for stateful execution, as in ADK's `CodeExecutionInput.executionId`:
+   * blocks sent under the same id share a session, so state carries from one call to the next
+   * while the session lives (node-local; an expired one is replaced by a fresh one). Without
+   * it, the blocks of one call share a session that is closed when the call returns.
+   */
+  executionId?: string;
+  /** The time limit of each block (ms); the runtime's default when absent. */
+  timeoutMs?: number;
+  /**
+   * A workspace for the blocks' session (given when the session starts): files in, and the
+   * outputs its globs collect after each block come back as `outputFiles`.
+   */
+  workspace?: WorkspaceRequest;
+}
+
+/** What {@link executeCode} returns. */
+export interface ExecuteCodeResult {
+  /** Each block's console lines, then its returned value as JSON, or its failure's code and message. */
+  output: string;
+  /**
+   * Files the blocks wrote that `workspace.outputs` collects, after the last block (empty when
+   * a block failed first, or without a workspace).
+   */
+  outputFiles: { path: string; ref?: string }[];
+  /** 0 when every block completed, 1 when one failed or paused (the later ones did not run). */
+  exitCode: 0 | 1;
+  /** The Cordon execution of each block that ran, in order: read them back with `execution()`. */
+  executionIds: string[];
+}
+
+/** The languages {@link executeCode} runs, as written after a fence. */
+export const SUPPORTED_LANGUAGES: readonly string[] = ["ts", "typescript", "js", "javascript"];
+
+/** The part of a runtime {@link executeCode} needs. */
+export interface CodeRunner {
+  /** Runs one execution. */
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Closes a session the blocks ran in. */
+  closeSession(sessionId: string): Promise<boolean>;
+}
+
+/** A fence line: up to any indentation, 3+ backticks or tildes, then an info string. */
+const FENCE = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
+
+function fencedBlocks(lines: string[], fallback: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const open = FENCE.exec(lines[i++]);
+    // A backtick fence's info string has no backtick (CommonMark): "```a```" is inline code.
+    if (!open || (open[2][0] === "`" && open[3].includes("`"))) continue;
+    const [, indent, fence, info] = open;
+    const close = new RegExp(`^[ \\t]*${fence[0]}{${fence.length},}[ \\t]*$`);
+    const body: string[] = [];
+    let closed = false;
+    for (; i < lines.length; i++) {
+      if (close.test(lines[i])) {
+        closed = true;
+        i++;
+        break;
+      }
+      // Blocks nested in list items are indented; their code is not.
+      body.push(lines[i].startsWith(indent) ? lines[i].slice(indent.length) : lines[i].trimStart());
+    }
+    // An unterminated block is an answer cut short: its code is incomplete, so it is not run.
+    if (!closed) break;
+    const language = /^[^\s{,]*/.exec(info.trim())![0].toLowerCase() || fallback;
+    blocks.push({ language, code: body.join("\n") });
+  }
+  return blocks;
+}
+
+function markedBlocks(text: string, start: string, end: string, language: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf(start, from);
+    if (open === -1) break;
+    const close = text.indexOf(end, open + start.length);
+    if (close === -1) break;
+    const code = text.slice(open + start.length, close).replace(/^[ \t]*\n/, "").replace(
+      /\n[ \t]*$/,
+      "",
+    );
+    blocks.push({ language, code });
+    from = close + end.length;
+  }
+  return blocks;
+}
+
+/**
+ * The code blocks of a model's answer, in order: Markdown fences (```` ``` ```` or `~~~`, three
+ * or more, closed by a fence of the same kind at least as long, so code may hold shorter runs
+ * of backticks), or blocks between custom `start`/`end` markers. The language is the first word
+ * of the info string (`ts title="x"` is `ts`). CRLF line ends are read as LF; a block left
+ * unterminated is dropped.
+ *
+ * @example
+ * ```ts
+ * import { extractCodeBlocks } from "./executor.ts";
+ * const answer = "Sum:\n```ts\nreturn 1 + 1;\n```\nThen:\n<execute>return 2</execute>";
+ * console.assert(extractCodeBlocks(answer)[0].code === "return 1 + 1;");
+ * const marked = extractCodeBlocks(answer, { start: "<execute>", end: "</execute>", language: "js" });
+ * console.assert(marked[0].code === "return 2" && marked[0].language === "js");
+ * ```
+ */
+export function extractCodeBlocks(
+  text: string,
+  options: ExtractCodeBlocksOptions = {},
+): CodeBlock[] {
+  const normalized = String(text).replace(/\r\n?/g, "\n");
+  const language = options.language ?? "";
+  if (options.start === undefined && options.end === undefined) {
+    return fencedBlocks(normalized.split("\n"), language);
+  }
+  if (!options.start || !options.end) {
+    throw new CordonError("invalid_request", "Custom code block markers need both start and end");
+  }
+  return markedBlocks(normalized, options.start, options.end, language);
+}
+
+function checkRequest(request: ExecuteCodeRequest): CodeBlock[] {
+  const blocks = request?.codeBlocks;
+  if (!Array.isArray(blocks) || blocks.length === 0) {
+    throw new CordonError("invalid_request", "executeCode() needs at least one code block");
+  }
+  const id = request.executionId;
+  if (id !== undefined && (typeof id !== "string" || id === "" || id.length > 200)) {
+    throw new CordonError("invalid_request", "executionId must be a string of 1 to 200 characters");
+  }
+  blocks.forEach((block, index) => {
+    if (typeof block?.code !== "string") {
+      throw new CordonError("invalid_request", `Code block ${index + 1} has no code`);
+    }
+    const language = String(block.language ?? "").toLowerCase();
+    if (SUPPORTED_LANGUAGES.includes(language)) return;
+    const named = language === "" ? "names no language" : `is ${language}`;
+    throw new CordonError(
+      "unsupported_language",
+      `Code block ${index + 1} ${named}; Cordon runs only ${
+        SUPPORTED_LANGUAGES.join(", ")
+      } (write it in TypeScript, in a \`\`\`ts block)`,
+      { details: { index, language, supported: [...SUPPORTED_LANGUAGES] } },
+    );
+  });
+  return blocks;
+}
+
+/** Bigints, maps and sets as JSON can show them. */
+function toJson(value: unknown): string {
+  return JSON.stringify(value, (_, v) => {
+    if (typeof v === "bigint") return `${v}n`;
+    if (v instanceof Map) return Object.fromEntries(v);
+    if (v instanceof Set) return [...v];
+    return v;
+  });
+}
+
+/** One block's part of the output. */
+function blockOutput(result: ExecuteResult): string[] {
+  const lines = result.logs.map((entry) => entry.message);
+  if (result.meta.logsTruncated) {
+    lines.push(`(console output cut short; readLogs of ${result.executionId} has every kept line)`);
+  }
+  if (result.status === "completed") {
+    if (result.result !== undefined) lines.push(toJson(result.result));
+  } else if (result.status === "paused") {
+    const calls = result.pending.map((p) => `${p.connector}.${p.tool} (seq ${p.seq})`).join(", ");
+    lines.push(`paused: execution ${result.executionId} waits for a decision on ${calls}`);
+  } else {
+    const at = result.error.location
+      ? ` (line ${result.error.location.line}, column ${result.error.location.column})`
+      : "";
+    lines.push(`${result.error.code}: ${result.error.message}${at}`);
+  }
+  return lines;
+}
+
+/**
+ * Runs TypeScript/JavaScript code blocks in order, each as its own execution, and stops at the
+ * first that does not complete. Throws `unsupported_language` (before anything runs) when a
+ * block is in another language.
+ *
+ * @example
+ * ```ts
+ * import { createRuntime } from "../../../mod.ts";
+ * import { executeCode } from "./executor.ts";
+ * await using runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
+ * const out = await executeCode(runtime, {
+ *   codeBlocks: [{ language: "ts", code: "console.log('hi'); return 1 + 1;" }],
+ * });
+ * console.assert(out.output === "hi\n2" && out.exitCode === 0);
+ * ```
+ */
+export async function executeCode(
+  runtime: CodeRunner,
+  request: ExecuteCodeRequest,
+): Promise<ExecuteCodeResult> {
+  const blocks = checkRequest(request);
+  const output: string[] = [];
+  const executionIds: string[] = [];
+  // Blocks share a session: a later block sees an earlier one's top-level declarations. Under
+  // an executionId the session also outlives this call (while it lives on this node).
+  let known = keyed.get(runtime);
+  if (!known) keyed.set(runtime, known = new Map());
+  let sessionId = request.executionId === undefined ? undefined : known.get(request.executionId);
+  const files = new Map<string, { path: string; ref?: string }>();
+  try {
+    const ws = request.workspace;
+    const collect = ws?.outputs ? { outputs: ws.outputs } : undefined;
+    // Outputs are collected once, after the last block (each collection would save new
+    // artifact versions of files an earlier block wrote).
+    const staged = ws ? { ...ws, outputs: undefined } : undefined;
+    const fresh = (code: string, last: boolean) =>
+      runtime.execute({
+        code,
+        timeoutMs: request.timeoutMs,
+        session: true,
+        ...(ws ? { workspace: last ? ws : staged } : {}),
+      });
+    for (const [i, block] of blocks.entries()) {
+      const last = i === blocks.length - 1;
+      let result = sessionId
+        ? await runtime.execute({
+          code: block.code,
+          timeoutMs: request.timeoutMs,
+          sessionId,
+          ...(collect && last ? { workspace: collect } : {}),
+        })
+        : await fresh(block.code, last);
+      if (result.status === "error" && result.error.code === "session_not_found") {
+        // The keyed session is gone (expired, crashed): start again in a new one.
+        result = await fresh(block.code, last);
+      }
+      for (const o of (result as { workspace?: WorkspaceReport }).workspace?.outputs ?? []) {
+        files.set(o.path, o.ref ? { path: o.path, ref: o.ref } : { path: o.path });
+      }
+      sessionId = result.meta.sessionId ?? sessionId;
+      executionIds.push(result.executionId);
+      output.push(...blockOutput(result));
+      if (result.status !== "completed") {
+        return {
+          output: output.join("\n"),
+          outputFiles: [...files.values()],
+          exitCode: 1,
+          executionIds,
+        };
+      }
+    }
+    return {
+      output: output.join("\n"),
+      outputFiles: [...files.values()],
+      exitCode: 0,
+      executionIds,
+    };
+  } finally {
+    if (request.executionId !== undefined && sessionId) known.set(request.executionId, sessionId);
+    else if (sessionId) await runtime.closeSession(sessionId).catch(() => false);
+  }
+}
+
+/** Sessions kept under callers' executionIds, per runtime. */
+const keyed = new WeakMap<object, Map<string, string>>();

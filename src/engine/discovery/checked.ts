@@ -1,0 +1,96 @@
+/**
+ * `execute()` with a type check: beside the run (`warn`), before it
+ * (`strict`), or not at all (`off`). The check runs on the checker's
+ * thread, so in `warn` mode it overlaps the run instead of preceding it.
+ *
+ * @module
+ */
+import { CordonError, errorInfo } from "../../errors.ts";
+import { newId } from "../../ids.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
+import { early, type Engine } from "../execution/engine.ts";
+import { type CheckResult, formOf, type TypeDiagnostic } from "../typecheck/check.ts";
+import type { Diagnostic, ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
+
+/** A TypeScript diagnostic as results report it. */
+export function toDiagnostic(d: TypeDiagnostic): Diagnostic {
+  return {
+    code: `TS${d.code}`,
+    message: d.message,
+    severity: d.category,
+    line: d.line,
+    column: d.column,
+  };
+}
+
+function modeOf(request: ExecuteRequest, fallback: TypecheckMode): TypecheckMode {
+  const mode = request?.typecheck ?? fallback;
+  if (!TYPECHECK_MODES.includes(mode)) {
+    throw new CordonError(
+      "invalid_request",
+      `Unknown typecheck mode "${mode}"; use one of ${TYPECHECK_MODES.join(", ")}`,
+    );
+  }
+  return mode;
+}
+
+/** Runs `request`, checking its code as the request (or the runtime) asks. */
+export async function executeChecked(
+  engine: Engine,
+  checker: Checker,
+  catalogue: Catalogue,
+  request: ExecuteRequest,
+  fallback: TypecheckMode,
+  hooks?: ExecuteHooks,
+): Promise<ExecuteResult> {
+  const startedAt = performance.now();
+  let mode: TypecheckMode;
+  try {
+    mode = modeOf(request, fallback);
+  } catch (err) {
+    return early(newId("exec"), startedAt, (err as CordonError).toInfo(), engine.parts);
+  }
+  const code = request?.code;
+  if (mode === "off" || typeof code !== "string" || code.trim() === "") {
+    return await engine.execute(request, hooks);
+  }
+  const checking: Promise<CheckResult | undefined> = checker.check({
+    code,
+    form: formOf(code),
+    declarations: catalogue.declarations,
+    declarationHash: catalogue.declarationHash,
+  }).catch(() => undefined);
+  if (mode === "strict") {
+    const checked = await checking;
+    const errors = checked ? [...checked.syntaxErrors, ...checked.diagnostics] : [];
+    if (errors.some((d) => d.category === "error")) {
+      const first = errors.find((d) => d.category === "error")!;
+      const blocked = early(
+        newId("exec"),
+        startedAt,
+        errorInfo(
+          "type_error",
+          `The code does not type-check (line ${first.line}, column ${first.column}: ${first.message}); it did not run`,
+          { count: errors.length },
+          { line: first.line, column: first.column },
+        ),
+        engine.parts,
+      );
+      blocked.diagnostics = errors.map(toDiagnostic);
+      blocked.meta.typecheckMs = checked!.ms;
+      return blocked;
+    }
+  }
+  const result = await engine.execute(request, hooks);
+  const checked = await checking;
+  if (!checked) return result;
+  result.meta.typecheckMs = checked.ms;
+  // Sucrase already reported a syntax error; TypeScript's own view of it would repeat it.
+  const syntaxReported = result.diagnostics.some((d) => d.code === "syntax_error");
+  const found = syntaxReported
+    ? checked.diagnostics
+    : [...checked.syntaxErrors, ...checked.diagnostics];
+  result.diagnostics.push(...found.map(toDiagnostic));
+  return result;
+}

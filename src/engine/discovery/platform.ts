@@ -1,0 +1,137 @@
+/**
+ * The `codemode` platform requests a script makes besides tool calls:
+ * `search`, `describe`, `run` (a saved snippet), connector handles, and
+ * `readLogs`/`readRecovery`. The host answers them from its catalogue and
+ * store; `run` pins the snippet version it served in the call log, so a
+ * replay loads the same code even if the snippet was saved again. The
+ * readers are not journaled: a replay reads the store as it is then.
+ *
+ * @module
+ */
+import { CordonError } from "../../errors.ts";
+import {
+  type HandleResult,
+  METHOD_DESCRIBE,
+  METHOD_HANDLE,
+  METHOD_READ_LOGS,
+  METHOD_READ_RECOVERY,
+  METHOD_SEARCH,
+  METHOD_SNIPPET,
+  type ReadLogsParams,
+  type ReadRecoveryParams,
+  type SnippetModule,
+} from "../../sandbox/protocol.ts";
+import type { RecoveryPage } from "../sessions/api.ts";
+import type { CallJournal } from "../execution/journal.ts";
+import type { LogPage } from "../runtime/types.ts";
+
+/** What the host offers a script through `codemode`. */
+export interface PlatformHost {
+  search(query: string, options: { limit?: number; cursor?: string }, namespace: string): unknown;
+  describe(path: string, namespace: string): Promise<unknown>;
+  /** The snippet's module and validated input; `version` pins one (a replay), else the newest. */
+  snippet(name: string, version: number | undefined, input: unknown, namespace: string): Promise<
+    SnippetModule & { version: number }
+  >;
+  /**
+   * A uniform connector handle method (`codemode.connector(id).…`); `searchTools` and
+   * `describeTool` answer as `namespace` sees the catalogue, and one that reaches the
+   * connector's backend waits for its concurrency permit, and stops waiting on `signal`.
+   */
+  handle(params: unknown, namespace: string, signal?: AbortSignal): Promise<HandleResult>;
+  /** An execution's log lines by `logRef`; another namespace's read as `not_found`. */
+  readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
+  /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
+  readRecovery(params: ReadRecoveryParams, namespace: string): Promise<RecoveryPage>;
+}
+
+/** The platform methods, for dispatch. */
+export const PLATFORM_METHODS: ReadonlySet<string> = new Set([
+  METHOD_SEARCH,
+  METHOD_DESCRIBE,
+  METHOD_SNIPPET,
+  METHOD_HANDLE,
+  METHOD_READ_LOGS,
+  METHOD_READ_RECOVERY,
+]);
+
+function text(params: unknown, name: string): string {
+  const value = (params as Record<string, unknown> | null)?.[name];
+  if (typeof value !== "string") {
+    throw new CordonError("invalid_request", `codemode needs "${name}" as a string`);
+  }
+  return value;
+}
+
+/**
+ * `{ <ref>, cursor?, limit? }` from a script, copied field by field so nothing else reaches the
+ * reader; the reader checks the ref and the limit's range.
+ */
+function pageRequest(method: string, params: unknown, ref: string): Record<string, unknown> {
+  const p = params as Record<string, unknown> | null;
+  const what = method.replace("codemode.", "");
+  if (typeof p !== "object" || p === null || Array.isArray(p)) {
+    throw new CordonError("invalid_request", `${what}() needs { ${ref}, cursor?, limit? }`);
+  }
+  if (p.cursor !== undefined && typeof p.cursor !== "string") {
+    throw new CordonError("invalid_request", `${what}() needs cursor as a string`);
+  }
+  if (p.limit !== undefined && typeof p.limit !== "number") {
+    throw new CordonError("invalid_request", `${what}() needs limit as a number`);
+  }
+  const out: Record<string, unknown> = { [ref]: p[ref] };
+  if (p.cursor !== undefined) out.cursor = p.cursor;
+  if (p.limit !== undefined) out.limit = p.limit;
+  return out;
+}
+
+/** Answers one platform request for a script running in `namespace`. */
+export async function platformRequest(
+  host: PlatformHost | undefined,
+  journal: CallJournal,
+  method: string,
+  params: unknown,
+  namespace: string,
+  signal?: AbortSignal,
+): Promise<unknown> {
+  if (!host) throw new CordonError("invalid_request", `This runtime does not offer ${method}`);
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (method === METHOD_SEARCH) {
+    const query = text(params, "query");
+    const options: { limit?: number; cursor?: string } = {};
+    if (p.limit !== undefined) options.limit = p.limit as number;
+    if (p.cursor !== undefined) options.cursor = p.cursor as string;
+    return host.search(query, options, namespace);
+  }
+  if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
+  if (method === METHOD_HANDLE) return await host.handle(params, namespace, signal);
+  if (method === METHOD_READ_LOGS) {
+    const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
+    return await host.readLogs(request, namespace);
+  }
+  if (method === METHOD_READ_RECOVERY) {
+    const request = pageRequest(method, params, "recoveryRef") as unknown as ReadRecoveryParams;
+    return await host.readRecovery(request, namespace);
+  }
+  const name = text(params, "name");
+  const occurrence = p.occurrence;
+  if (!Number.isSafeInteger(occurrence) || (occurrence as number) < 0) {
+    throw new CordonError("invalid_request", "codemode.run needs an occurrence");
+  }
+  // The version served is recorded like a step, so a replay runs the same code.
+  const stepName = `codemode.run:${name}`;
+  const pinned = journal.step(stepName, occurrence as number);
+  if (pinned.found) {
+    const version = (pinned.value as { version?: unknown })?.version;
+    const got = await host.snippet(
+      name,
+      typeof version === "number" ? version : undefined,
+      p.input,
+      namespace,
+    );
+    return { module: got.module, lineOffset: got.lineOffset, input: got.input };
+  }
+  const got = await host.snippet(name, undefined, p.input, namespace);
+  await journal.recordStep(pinned.seq, stepName, occurrence as number, { version: got.version });
+  return { module: got.module, lineOffset: got.lineOffset, input: got.input };
+}

@@ -1,0 +1,82 @@
+/**
+ * Admission of an execution, before anything is stored: the session it
+ * runs in (taken or started) and the workspace it gets (staged, or its
+ * session's). A refusal here leaves nothing behind.
+ *
+ * @module
+ */
+import { CordonError } from "../../errors.ts";
+import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
+import type { EngineParts } from "./engine.ts";
+import { type SessionUse, takeSession } from "../sessions/runs.ts";
+import type { ExecuteRequest } from "./types.ts";
+import {
+  checkWorkspaceRequest,
+  prepareWorkspace,
+  removeWorkspace,
+  type Workspace,
+} from "../workspaces/workspace.ts";
+
+/** The session and workspace an execution gets, and its policy with the workspace in it. */
+export async function admit(
+  parts: EngineParts,
+  request: ExecuteRequest,
+  namespace: string,
+  base: SandboxPolicy,
+): Promise<{ session?: SessionUse; workspace?: Workspace; policy: SandboxPolicy }> {
+  let policy = base;
+  let workspace: Workspace | undefined;
+  let session: SessionUse | undefined;
+  const held = request.sessionId === undefined
+    ? undefined
+    : parts.sessions?.peek(String(request.sessionId));
+  if (request.workspace !== undefined && !held) {
+    if (!parts.workspaces) {
+      throw new CordonError("not_supported", "This runtime has no workspaces");
+    }
+    const wanted = checkWorkspaceRequest(request.workspace);
+    if (request.sessionId !== undefined) {
+      throw new CordonError(
+        "invalid_request",
+        "A session's workspace is given when the session starts (session: true)",
+      );
+    }
+    workspace = await prepareWorkspace(wanted, { ...parts.workspaces, namespace });
+  } else if (held?.workspace) {
+    // A session's executions share its workspace; this one may say what to collect.
+    const asked = request.workspace === undefined
+      ? undefined
+      : checkWorkspaceRequest(request.workspace);
+    if (asked && Object.keys(asked).some((k) => k !== "outputs")) {
+      throw new CordonError(
+        "invalid_request",
+        "In a session, an execution's workspace may only name outputs; files are staged when the session starts",
+      );
+    }
+    const outputs = asked?.outputs;
+    workspace = { ...held.workspace, outputs, persist: true };
+  } else if (request.workspace !== undefined) {
+    throw new CordonError("invalid_request", "This session was started without a workspace");
+  }
+  if (workspace) policy = { ...policy, workspaceDir: workspace.dir };
+  try {
+    session = await takeSession(
+      parts.sessions,
+      request,
+      namespace,
+      parts.declarationHash,
+      policyKey(policy),
+    );
+  } catch (err) {
+    if (workspace && !held && parts.workspaces) {
+      await removeWorkspace(parts.workspaces.root, workspace.id);
+    }
+    throw err;
+  }
+  if (session?.status === "created" && workspace) {
+    // The session keeps it until it ends (then it goes, unless it was asked to persist).
+    session.live.workspace = workspace;
+    workspace = { ...workspace, persist: true };
+  }
+  return { session, workspace, policy };
+}

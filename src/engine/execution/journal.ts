@@ -1,0 +1,363 @@
+/**
+ * The call journal of one pass: for every call the script makes, decide
+ * whether it is answered from the durable log (replay), executed (and
+ * appended first), parked for a decision, or a divergence.
+ *
+ * Matching. A replayed call is matched to the earliest unconsumed entry
+ * with the same connector, tool and canonical arguments, not to a bare
+ * `seq`: under `Promise.all` the order in which calls reach the host can
+ * change between passes while the set of calls does not. A call that
+ * matches nothing while an unconsumed entry of the same tool remains is a
+ * divergence (its arguments changed); a call of a tool with nothing left to
+ * consume is new. When the pass ends, any applied entry never consumed is a
+ * divergence too. A side effect in the log is never executed again, except
+ * for tools that opt into `replay: "reexecute"`.
+ *
+ * @module
+ */
+import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
+import { CodecError, encodeValue, MAX_VALUE_DEPTH } from "../../rpc/codec.ts";
+import type { InStatement } from "@libsql/client";
+import {
+  appendStatement,
+  type CallEntry,
+  type CallStore,
+  finishStatement,
+  type PendingNeed,
+  setStateStatement,
+} from "../../store/calls.ts";
+
+const encoder = new TextEncoder();
+
+/** What the pass should do with a call. */
+export type JournalDecision =
+  | { kind: "answer"; seq: number; value: unknown }
+  | { kind: "fail"; seq: number; error: ErrorInfo }
+  | { kind: "execute"; seq: number }
+  | { kind: "pending"; seq: number; needs: PendingNeed; entry: CallEntry }
+  | { kind: "diverged"; error: ErrorInfo };
+
+/** How a tool wants to be treated. */
+export interface CallPolicy {
+  needs?: PendingNeed;
+  reexecute: boolean;
+}
+
+/** A JSON text with object keys sorted, so equal arguments compare equal. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(encodeValue(value)));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) {
+    out[key] = sortKeys((value as Record<string, unknown>)[key]);
+  }
+  return out;
+}
+
+/**
+ * Encodes a value for the log, refusing one over `maxBytes`, and one the
+ * codec cannot carry (a function, a cycle, a `Float32Array`, nesting past
+ * {@link MAX_VALUE_DEPTH}) with `unencodable`: `invalid_output` for what a
+ * tool or a person returned, `invalid_input` for what the script sent.
+ */
+export function durableJson(
+  value: unknown,
+  maxBytes: number,
+  what: string,
+  unencodable: "invalid_input" | "invalid_output" = "invalid_output",
+): string {
+  let json: string;
+  try {
+    json = JSON.stringify(encodeValue(value)) ?? "null";
+  } catch (err) {
+    if (!(err instanceof CodecError)) throw err;
+    throw new CordonError(
+      unencodable,
+      `${what} cannot be carried: ${err.message}; return plain data (Uint8Array for bytes)`,
+      { details: { path: err.path, maxDepth: MAX_VALUE_DEPTH } },
+    );
+  }
+  const bytes = encoder.encode(json).length;
+  if (bytes > maxBytes) {
+    throw new CordonError(
+      "value_too_large",
+      `${what} is ${bytes} bytes, over the ${maxBytes}-byte limit of the call log; pass a reference (an artifact name or an id) instead of the value`,
+      { details: { bytes, limit: maxBytes } },
+    );
+  }
+  return json;
+}
+
+interface Recorded {
+  entry: CallEntry;
+  key: string;
+  consumed: boolean;
+}
+
+/** The journal of one execution for one pass. */
+export class CallJournal {
+  readonly #store: CallStore;
+  readonly #executionId: string;
+  readonly #maxBytes: number;
+  readonly #recorded: Recorded[];
+  #nextSeq: number;
+  /** Entries this pass appended or touched, in seq order (for the result). */
+  readonly touched = new Map<number, CallEntry>();
+  #queue: { statements: InStatement[]; done: PromiseWithResolvers<void> }[] = [];
+  #draining: Promise<void> | undefined;
+
+  readonly #onChange?: (entry: CallEntry) => void;
+
+  constructor(
+    store: CallStore,
+    executionId: string,
+    recorded: CallEntry[],
+    maxDurableValueBytes: number,
+    onChange?: (entry: CallEntry) => void,
+  ) {
+    this.#onChange = onChange;
+    this.#store = store;
+    this.#executionId = executionId;
+    this.#maxBytes = maxDurableValueBytes;
+    this.#recorded = recorded.map((entry) => ({
+      entry,
+      key: `${entry.kind}|${entry.connector}|${entry.tool}|${canonicalJson(entry.args)}`,
+      consumed: false,
+    }));
+    this.#nextSeq = recorded.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
+  }
+
+  /** True when this pass replays an earlier history. */
+  get replaying(): boolean {
+    return this.#recorded.length > 0;
+  }
+
+  /** Decides what to do with a tool call; appends to the log before anything executes. */
+  async begin(
+    connector: string,
+    tool: string,
+    args: unknown,
+    policy: CallPolicy,
+  ): Promise<JournalDecision> {
+    const argsJson = durableJson(
+      args,
+      this.#maxBytes,
+      `The arguments of ${connector}.${tool}`,
+      "invalid_input",
+    );
+    const key = `tool|${connector}|${tool}|${canonicalJson(args)}`;
+    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    if (match) {
+      match.consumed = true;
+      return await this.#replay(match.entry, policy);
+    }
+    const sameTool = this.#recorded.find((r) =>
+      !r.consumed && r.entry.kind === "tool" && r.entry.connector === connector &&
+      r.entry.tool === tool
+    );
+    if (sameTool) {
+      return {
+        kind: "diverged",
+        error: errorInfo(
+          "replay_divergence",
+          `On replay the script called ${connector}.${tool} with other arguments than before (entry ${sameTool.entry.seq}); code that pauses must make the same calls each time it runs`,
+          { seq: sameTool.entry.seq, connector, tool },
+        ),
+      };
+    }
+    const seq = this.#nextSeq++;
+    const entry: CallEntry = {
+      executionId: this.#executionId,
+      seq,
+      connector,
+      tool,
+      args,
+      kind: "tool",
+      state: policy.needs ? "pending" : "executing",
+      startedAt: Date.now(),
+    };
+    if (policy.needs) entry.needs = policy.needs;
+    // Durable before anything executes: the call waits for its entry's commit.
+    await this.#write(appendStatement(entry, argsJson));
+    this.touched.set(seq, entry);
+    this.#onChange?.(entry);
+    return policy.needs
+      ? { kind: "pending", seq, needs: policy.needs, entry }
+      : { kind: "execute", seq };
+  }
+
+  async #replay(entry: CallEntry, policy: CallPolicy): Promise<JournalDecision> {
+    this.touched.set(entry.seq, entry);
+    const seq = entry.seq;
+    switch (entry.state) {
+      case "applied":
+        if (policy.reexecute) {
+          await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+          entry.state = "executing";
+          return { kind: "execute", seq };
+        }
+        return { kind: "answer", seq, value: entry.result };
+      case "error":
+      case "rejected":
+      case "reverted":
+        return {
+          kind: "fail",
+          seq,
+          error: entry.error ??
+            errorInfo("tool_error", `${entry.connector}.${entry.tool} failed earlier`),
+        };
+      case "pending":
+        if (entry.decision === "approved") {
+          await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+          entry.state = "executing";
+          return { kind: "execute", seq };
+        }
+        return { kind: "pending", seq, needs: entry.needs ?? "approval", entry };
+      case "executing":
+        return {
+          kind: "diverged",
+          error: errorInfo(
+            "interrupted",
+            `${entry.connector}.${entry.tool} (entry ${seq}) was executing when its process stopped; its outcome is unknown, so it is not run again`,
+            { seq },
+          ),
+        };
+    }
+  }
+
+  /** Records a `codemode.step` value, or returns the one recorded before. */
+  step(
+    name: string,
+    occurrence: number,
+  ): { found: true; value: unknown } | { found: false; seq: number } {
+    const key = `step|codemode|step|${canonicalJson({ name, occurrence })}`;
+    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    if (match) {
+      match.consumed = true;
+      this.touched.set(match.entry.seq, match.entry);
+      return { found: true, value: match.entry.result };
+    }
+    return { found: false, seq: this.#nextSeq++ };
+  }
+
+  /** Stores a step's value (applied at once: a step has no side effect). */
+  async recordStep(seq: number, name: string, occurrence: number, value: unknown): Promise<void> {
+    const args = { name, occurrence };
+    const resultJson = durableJson(
+      value,
+      this.#maxBytes,
+      `The value of step "${name}"`,
+      "invalid_input",
+    );
+    const entry: CallEntry = {
+      executionId: this.#executionId,
+      seq,
+      connector: "codemode",
+      tool: "step",
+      args,
+      kind: "step",
+      state: "applied",
+      result: value,
+      startedAt: Date.now(),
+    };
+    await this.#write(
+      appendStatement(entry, canonicalJson(args)),
+      finishStatement(this.#executionId, seq, "applied", { resultJson }),
+    );
+    this.touched.set(seq, entry);
+    this.#onChange?.(entry);
+  }
+
+  /** Records how an executed call ended. A result too large for the log fails the call. */
+  finish(
+    seq: number,
+    outcome: { ok: true; value: unknown } | { ok: false; error: ErrorInfo },
+  ): { ok: true; value: unknown } | { ok: false; error: ErrorInfo } {
+    const entry = this.touched.get(seq);
+    let final = outcome;
+    let resultJson: string | undefined;
+    if (outcome.ok) {
+      try {
+        resultJson = durableJson(
+          outcome.value,
+          this.#maxBytes,
+          `The result of ${entry?.connector}.${entry?.tool}`,
+        );
+      } catch (err) {
+        final = { ok: false, error: toErrorInfo(err, "invalid_output") };
+      }
+    }
+    if (entry) {
+      entry.state = final.ok ? "applied" : "error";
+      entry.endedAt = Date.now();
+      if (final.ok) entry.result = final.value;
+      else entry.error = final.error;
+      this.#onChange?.(entry);
+    }
+    // Written behind: the script goes on at once, and every later write (the next call's
+    // entry, a pause, the end) commits after this one. A crash before it commits leaves the
+    // entry `executing`, which is what a crash during the call leaves too.
+    this.#write(
+      finishStatement(
+        this.#executionId,
+        seq,
+        final.ok ? "applied" : "error",
+        final.ok ? { resultJson } : { error: final.error },
+      ),
+    ).catch(() => {});
+    return final;
+  }
+
+  /** Marks an approved entry as executing, just before it runs. */
+  async markExecuting(seq: number): Promise<void> {
+    const entry = this.touched.get(seq);
+    if (entry) {
+      entry.state = "executing";
+      this.#onChange?.(entry);
+    }
+    await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+  }
+
+  /** Entries of earlier passes this pass never reached. */
+  unconsumedApplied(): CallEntry[] {
+    return this.#recorded.filter((r) => !r.consumed && r.entry.state === "applied").map((r) =>
+      r.entry
+    );
+  }
+
+  /** Waits for every write this journal queued. */
+  async flush(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  /**
+   * Queues statements; they commit in order, and statements queued while a
+   * commit is under way commit together in one transaction (group commit),
+   * so a thousand calls under Promise.all cost a few transactions, not a thousand.
+   */
+  #write(...statements: InStatement[]): Promise<void> {
+    const done = Promise.withResolvers<void>();
+    this.#queue.push({ statements, done });
+    if (!this.#draining) this.#draining = this.#drain();
+    return done.promise;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#queue.length > 0) {
+      const group = this.#queue.splice(0);
+      const statements = group.flatMap((g) => g.statements);
+      try {
+        if (statements.length === 1) await this.#store.db.execute(statements[0]);
+        else await this.#store.db.batch(statements);
+        for (const g of group) g.done.resolve();
+      } catch (err) {
+        for (const g of group) g.done.reject(err);
+      }
+    }
+    this.#draining = undefined;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Per-execution limits. Each has a default (what an execution gets when it
+ * asks for nothing) and a maximum (the most it may ask for); both can be set
+ * when the runtime is created. Every value is a named number with a reason.
+ *
+ * @module
+ */
+import { CordonError } from "../../errors.ts";
+
+/** The limits one execution runs under. */
+export interface Limits {
+  /** Wall-clock time before the child is killed with SIGKILL, in ms. */
+  timeoutMs: number;
+  /** V8 old-space cap, in MiB. */
+  heapMiB: number;
+  /** cgroup memory limit for the whole child (heap, ArrayBuffers, Wasm, runtime), in MiB. */
+  memoryMiB: number;
+  /**
+   * Tool calls one execution may make. Steps and every `codemode` request (search, describe,
+   * run, connector handle methods, readLogs/readRecovery) count too: each costs the host work
+   * or a stored row, so one budget bounds them all.
+   */
+  maxToolCalls: number;
+  /** Tool calls one execution may have unanswered at once. */
+  maxCallsInFlight: number;
+  /** The longest frame the child may send, in bytes. */
+  maxFrameBytes: number;
+  /** The largest result (as encoded JSON), in bytes. */
+  maxResultBytes: number;
+  /** Console output kept per execution, in bytes; the rest is dropped and counted. */
+  maxConsoleBytes: number;
+  /** Console output returned inline in the result, in bytes. */
+  maxInlineConsoleBytes: number;
+  /** Everything the child may write to stdout in one execution, in bytes. */
+  maxOutputBytes: number;
+}
+
+const MiB = 1024 * 1024;
+
+/** What an execution gets when it asks for nothing. */
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  // Long enough for a script making dozens of slow API calls.
+  timeoutMs: 30_000,
+  // Model-written glue code rarely needs more; small keeps many runs side by side.
+  heapMiB: 128,
+  // Deno's runtime is about 40 MiB resident; heap and buffers on top.
+  memoryMiB: 384,
+  // A loop that calls a tool thousands of times is almost always a bug.
+  maxToolCalls: 5_000,
+  // A Promise.all over a thousand items is a real pattern; a million is a flood.
+  maxCallsInFlight: 1_024,
+  // A result of maxResultBytes plus its envelope, with room for escaping.
+  maxFrameBytes: 4 * MiB,
+  // Same bound as the durable call log: bigger values travel as references.
+  maxResultBytes: 1_000_000,
+  maxConsoleBytes: 1 * MiB,
+  // What fits in a model's context without crowding out the result.
+  maxInlineConsoleBytes: 16 * 1024,
+  // Console, frames and results together; past it the run is a flood.
+  maxOutputBytes: 64 * MiB,
+});
+
+/** The most any execution may ask for. */
+export const DEFAULT_MAX_LIMITS: Readonly<Limits> = Object.freeze({
+  timeoutMs: 120_000,
+  heapMiB: 1_024,
+  memoryMiB: 2_048,
+  maxToolCalls: 100_000,
+  maxCallsInFlight: 10_000,
+  maxFrameBytes: 64 * MiB,
+  maxResultBytes: 16 * MiB,
+  maxConsoleBytes: 16 * MiB,
+  maxInlineConsoleBytes: 1 * MiB,
+  maxOutputBytes: 512 * MiB,
+});
+
+/** The names of every limit. */
+export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
+
+function checkValue(name: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new CordonError(
+      "invalid_request",
+      `Limit ${name} must be a positive integer, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function checkKnown(partial: Record<string, unknown>): void {
+  for (const key of Object.keys(partial)) {
+    if (!(LIMIT_NAMES as string[]).includes(key)) {
+      throw new CordonError(
+        "invalid_request",
+        `Unknown limit "${key}"; known limits: ${LIMIT_NAMES.join(", ")}`,
+      );
+    }
+  }
+}
+
+/**
+ * Merges configured defaults and maxima over the built-in ones. A default
+ * above its maximum is a configuration error.
+ */
+export function configureLimits(
+  defaults: Partial<Limits> = {},
+  maxima: Partial<Limits> = {},
+): { defaults: Limits; maxima: Limits } {
+  checkKnown(defaults);
+  checkKnown(maxima);
+  const max = { ...DEFAULT_MAX_LIMITS } as Limits;
+  for (const [k, v] of Object.entries(maxima)) max[k as keyof Limits] = checkValue(k, v);
+  const def = { ...DEFAULT_LIMITS } as Limits;
+  for (const name of LIMIT_NAMES) def[name] = Math.min(def[name], max[name]);
+  for (const [k, v] of Object.entries(defaults)) def[k as keyof Limits] = checkValue(k, v);
+  for (const name of LIMIT_NAMES) {
+    if (def[name] > max[name]) {
+      throw new CordonError(
+        "limit_exceeded",
+        `Default ${name} ${def[name]} is above its maximum ${max[name]}`,
+      );
+    }
+  }
+  return { defaults: def, maxima: max };
+}
+
+/**
+ * The limits for one execution: its overrides over the defaults, each
+ * checked against the maximum (`limit_exceeded` names the limit and the
+ * bound, so the caller can correct it).
+ */
+export function resolveLimits(
+  defaults: Limits,
+  maxima: Limits,
+  overrides: Partial<Limits> | undefined,
+): Limits {
+  const out = { ...defaults };
+  if (!overrides) return out;
+  checkKnown(overrides);
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) continue;
+    const name = k as keyof Limits;
+    const value = checkValue(name, v);
+    if (value > maxima[name]) {
+      throw new CordonError(
+        "limit_exceeded",
+        `${name} ${value} is above the maximum ${maxima[name]}`,
+        {
+          details: { limit: name, requested: value, maximum: maxima[name] },
+        },
+      );
+    }
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,231 @@
+/**
+ * The shapes `execute()` takes and returns.
+ *
+ * @module
+ */
+import type { ErrorInfo } from "../../errors.ts";
+import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
+import type { LogLevel } from "../../sandbox/protocol.ts";
+import type { CodeForm } from "../source/source.ts";
+import type { Limits } from "./limits.ts";
+import type { CallState, PendingNeed } from "../../store/calls.ts";
+import type { WorkspaceReport, WorkspaceRequest } from "../workspaces/workspace.ts";
+
+/** What a caller may set per execution. */
+export interface ExecuteRequest {
+  /** TypeScript: a script body, an async function, or a module with a default export. */
+  code: string;
+  /** Passed to the code as `input`. */
+  input?: unknown;
+  /** Shorthand for `limits.timeoutMs`. */
+  timeoutMs?: number;
+  /** Overrides of the runtime's default limits, each bounded by its maximum. */
+  limits?: Partial<Limits>;
+  /** What the child may reach. */
+  policy?: ExecutionPolicy;
+  /**
+   * Type-check against the tools' declarations: `warn` (the runtime's default) checks beside
+   * the run and returns diagnostics; `strict` checks first and does not run code with type
+   * errors; `off` skips it.
+   */
+  typecheck?: "off" | "warn" | "strict";
+  /** The tenant the execution belongs to (default `default`); its snippets are the ones it sees. */
+  namespace?: string;
+  /**
+   * `true` starts a session: the child and its heap outlive this execution, and top-level
+   * declarations of script-form code stay visible to the next execution in it. The id comes
+   * back in `meta.sessionId`. Sessions are node-local.
+   */
+  session?: boolean;
+  /** Runs in an existing session (`session_not_found` / `session_busy` before any code runs). */
+  sessionId?: string;
+  /**
+   * A directory the code may read and write (and nothing else), staged before and collected
+   * after the run; the script sees it as the `workspace` global.
+   */
+  workspace?: WorkspaceRequest;
+}
+
+/** Callbacks around one `execute()`. */
+export interface ExecuteHooks {
+  /**
+   * Called once the execution is recorded, before its code runs, with its id (not called when
+   * the request is refused before anything is stored).
+   */
+  onStart?(executionId: string): void;
+}
+
+/** Per-execution sandbox policy. */
+export interface ExecutionPolicy {
+  /** Hosts the code may `fetch` (`host` or `host:port`). Private ranges stay denied. */
+  net?: string[];
+}
+
+/** One console line. */
+export interface LogEntry {
+  /** The console method that wrote it (`console.trace` counts as `debug`). */
+  level: LogLevel;
+  /** The arguments joined by spaces: strings as they are, other values inspected. */
+  message: string;
+  /** Milliseconds since the execution started. */
+  atMs: number;
+}
+
+/** One entry of the call log, as the result reports it. */
+export interface CallRecord {
+  /** The call's number in the execution's call log, from 1. */
+  seq: number;
+  /** `tool` for tool calls, `step` for `codemode.step` values. */
+  kind: "tool" | "step";
+  /** The connector called (`codemode` for a step). */
+  connector: string;
+  /** The tool called (`step` for a step). */
+  tool: string;
+  /** The arguments as the script passed them (a step's are its name and occurrence). */
+  args: unknown;
+  /** Where the call is: `executing`, `applied`, `pending`, `error`, `rejected` or `reverted`. */
+  state: CallState;
+  /** From when the call was logged until it ended, in ms (approval waits count); 0 until then. */
+  durationMs: number;
+  /** Why the call failed or was rejected, or why reverting it failed. */
+  error?: ErrorInfo;
+  /** What the call waited for, if anything: `approval`, or a `value` from `resolve()`. */
+  needs?: PendingNeed;
+}
+
+/** A call waiting for a person or a client. */
+export interface PendingAction {
+  /** The paused execution the call belongs to. */
+  executionId: string;
+  /** The call's number in the call log: pass it as `seq` to `approve`, `reject` or `resolve`. */
+  seq: number;
+  /** The connector called. */
+  connector: string;
+  /** The tool called. */
+  tool: string;
+  /** The arguments as the script passed them; the tool validates them only when it runs. */
+  args: unknown;
+  /** `approval`: answer with approve/reject. `value`: answer with resolve(value). */
+  needs: PendingNeed;
+  /** When the call was made (ms since the epoch). */
+  requestedAt: number;
+}
+
+/** A problem found in the code before or while it ran. */
+export interface Diagnostic {
+  /** `syntax_error`, or a TypeScript error code such as `TS2322`. */
+  code: string;
+  /** What is wrong, as the transpiler or TypeScript put it. */
+  message: string;
+  /** `error` stops a `strict` run (and a syntax error any run); `warning` never does. */
+  severity: "error" | "warning";
+  /** Line in the user's code, from 1, when known. */
+  line?: number;
+  /** Column in that line, from 1, when known. */
+  column?: number;
+}
+
+/** How the execution ran. */
+export interface ExecutionMeta {
+  /** The execution's id. */
+  executionId: string;
+  /** Wall time until this outcome of the call that produced it (`execute`, `approve`, …), in ms. */
+  durationMs: number;
+  /** The time limit the execution ran under, in ms. */
+  timeoutMs: number;
+  /** The most `timeoutMs` this runtime allows, in ms. */
+  maxTimeoutMs: number;
+  /** Tool calls made. */
+  calls: number;
+  /** What bounded the child's memory: a cgroup, or only the V8 heap cap (`heap-only`). */
+  memoryGuard: MemoryGuardKind;
+  /** The V8 heap cap the child ran under, in MiB. */
+  heapMiB: number;
+  /** The cgroup memory limit the child ran under, in MiB; not enforced under `heap-only`. */
+  memoryMiB: number;
+  /** The child came from the warm pool. */
+  pooled: boolean;
+  /** This pass replayed a recorded history (the child of an earlier pass was gone). */
+  replayed: boolean;
+  /** How the code was read (script body, function or module); absent when it never got that far. */
+  form?: CodeForm;
+  /** Console bytes received, kept and returned inline. */
+  logBytes: number;
+  /** Console lines dropped because the kept output passed `maxConsoleBytes`. */
+  logsDropped: number;
+  /** True when the result's `logs` lacks lines; `readLogs` returns every line that was kept. */
+  logsTruncated: boolean;
+  /** Peak memory of the child, where the cgroup reports it. */
+  peakMemoryBytes?: number;
+  /** How long the type check took (ms), when one ran. */
+  typecheckMs?: number;
+  /** The session it ran in. */
+  sessionId?: string;
+  /** `created` by this execution, or `reused`. */
+  sessionStatus?: "created" | "reused";
+  /** The capability to read the session's recovery history (when the session was created). */
+  recoveryRef?: string;
+  /** The snippet this execution ran, when it came from `runSnippet()`. */
+  snippet?: { name: string; version: number; stale: boolean };
+}
+
+/** An execution that finished. */
+export interface CompletedResult {
+  /** The code ran to its end. */
+  status: "completed";
+  /** The execution's id: read it back with `execution()`, undo its calls with `rollback()`. */
+  executionId: string;
+  /** What the code returned; `Date`, `Map`, `Uint8Array`, `bigint` and the like survive. */
+  result: unknown;
+  /** Its workspace's outputs, when it had one. */
+  workspace?: WorkspaceReport;
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
+  logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
+  calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
+  diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
+  meta: ExecutionMeta;
+}
+
+/** An execution waiting for decisions (`approve`, `reject`, `resolve`). */
+export interface PausedResult {
+  /** Calls wait for a decision; the execution continues once they have one. */
+  status: "paused";
+  /** The execution's id: what `approve`, `reject` and `resolve` take. */
+  executionId: string;
+  /** The waiting calls: `approval` ones take `approve` or `reject`, `value` ones `resolve`. */
+  pending: PendingAction[];
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
+  logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
+  calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
+  diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
+  meta: ExecutionMeta;
+}
+
+/** An execution that failed (`error`), or whose rejected call it did not catch (`rejected`). */
+export interface ErrorResult {
+  /** `error`: it failed; `rejected`: it did not catch a rejected call's error. */
+  status: "error" | "rejected";
+  /** The execution's id: read it back with `execution()`. */
+  executionId: string;
+  /** Why it ended; `code` says what kind of failure (`sandbox_timeout`, `script_error`, …). */
+  error: ErrorInfo;
+  /** Its workspace's outputs, when it had one. */
+  workspace?: WorkspaceReport;
+  /** Console lines returned inline, up to `maxInlineConsoleBytes` (see `meta.logsTruncated`). */
+  logs: LogEntry[];
+  /** The tool calls and steps this pass logged or replayed, in `seq` order. */
+  calls: CallRecord[];
+  /** Syntax and type problems found in the code (type problems only when a check ran). */
+  diagnostics: Diagnostic[];
+  /** How it ran: time, limits, memory guard, pool and console counts. */
+  meta: ExecutionMeta;
+}
+
+/** What `execute()` returns. */
+export type ExecuteResult = CompletedResult | PausedResult | ErrorResult;

@@ -1,0 +1,87 @@
+/**
+ * Console output of one execution: kept up to `maxConsoleBytes`, returned
+ * inline up to `maxInlineConsoleBytes`, the rest dropped and counted. Each
+ * line is redacted once, as it arrives, so the inline logs, the stored lines,
+ * `readLogs` and live events all carry the same redacted text; the byte
+ * counts stay those of what the child sent.
+ *
+ * @module
+ */
+import type { LogLevel, LogParams } from "../../sandbox/protocol.ts";
+import { type Redact, redactCredentials } from "./redact.ts";
+import type { LogEntry } from "../execution/types.ts";
+
+const LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
+const encoder = new TextEncoder();
+
+/** Bounded console capture for one execution. */
+export class LogBuffer {
+  readonly entries: LogEntry[] = [];
+  /** Bytes received from the child. */
+  receivedBytes = 0;
+  keptBytes = 0;
+  inlineCount = 0;
+  dropped = 0;
+  #inlineBytes = 0;
+  readonly #maxKept: number;
+  readonly #maxInline: number;
+  readonly #startedAt: number;
+
+  readonly #onEntry?: (entry: LogEntry) => void;
+  readonly #redact: Redact;
+
+  /**
+   * `redact` defaults to the built-in credential shapes; a runtime passes its own, which also
+   * knows the secret values it holds.
+   */
+  constructor(
+    maxKeptBytes: number,
+    maxInlineBytes: number,
+    startedAt: number,
+    onEntry?: (entry: LogEntry) => void,
+    redact: Redact = redactCredentials,
+  ) {
+    this.#maxKept = maxKeptBytes;
+    this.#maxInline = maxInlineBytes;
+    this.#startedAt = startedAt;
+    this.#onEntry = onEntry;
+    this.#redact = redact;
+  }
+
+  /** Takes one `log` notification from the (untrusted) child. */
+  add(params: unknown): void {
+    const p = (params ?? {}) as Partial<LogParams>;
+    const level: LogLevel = LEVELS.has(p.level as string) ? p.level as LogLevel : "log";
+    const message = typeof p.message === "string" ? p.message : String(p.message);
+    const bytes = encoder.encode(message).length;
+    this.receivedBytes += bytes;
+    if (this.keptBytes + bytes > this.#maxKept) {
+      this.dropped++;
+      return;
+    }
+    this.keptBytes += bytes;
+    const entry: LogEntry = {
+      level,
+      message: this.#redact(message),
+      atMs: Math.round(performance.now() - this.#startedAt),
+    };
+    this.entries.push(entry);
+    this.#onEntry?.(entry);
+    if (
+      this.inlineCount === this.entries.length - 1 && this.#inlineBytes + bytes <= this.#maxInline
+    ) {
+      this.#inlineBytes += bytes;
+      this.inlineCount++;
+    }
+  }
+
+  /** The entries returned inline. */
+  inline(): LogEntry[] {
+    return this.entries.slice(0, this.inlineCount);
+  }
+
+  /** True when anything was dropped or left out of the inline part. */
+  get truncated(): boolean {
+    return this.dropped > 0 || this.inlineCount < this.entries.length;
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * Snippets: code that worked, kept under a name. `save` promotes a
+ * completed execution's code; `prepare` is the gate every run passes
+ * (from the host or from `codemode.run` inside a script): the snippet
+ * exists, its connectors are all here, its input fits its schema, and if
+ * the declarations changed since it was saved it is type-checked again and
+ * marked stale when it no longer checks.
+ *
+ * @module
+ */
+import type { ConnectorRegistry } from "../../connectors/registry.ts";
+import type { JsonSchema } from "../../connectors/types.ts";
+import { schemaToTs } from "../../connectors/typegen/mod.ts";
+import {
+  type CompiledSchema,
+  compileJsonSchema,
+  type SchemaBounds,
+} from "../../connectors/json_schema.ts";
+import { CordonError } from "../../errors.ts";
+import type { SnippetModule } from "../../sandbox/protocol.ts";
+import type { CallStore } from "../../store/calls.ts";
+import type { ExecutionStore } from "../../store/executions.ts";
+import type { SnippetRow, SnippetStore } from "../../store/snippets.ts";
+import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Checker } from "../typecheck/checker.ts";
+import { type PreparedSource, prepareSource } from "../source/source.ts";
+import { formOf, type TypeDiagnostic } from "../typecheck/check.ts";
+import { checkNamespace } from "../common/namespace.ts";
+
+/** Names: a letter, then letters, digits, `_` or `-`; short enough to read in a prompt. */
+export const SNIPPET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+/** A description is for a model to choose by; a paragraph is plenty. */
+export const MAX_SNIPPET_DESCRIPTION_CHARS = 2_000;
+/** An input schema is a contract, not a payload. */
+export const MAX_INPUT_SCHEMA_CHARS = 64 * 1024;
+/**
+ * How large an input schema may be in subschemas, nesting and patterns: it
+ * comes with a request and compiles on the host's event loop (about 0.1-0.5 ms
+ * a node and 1 ms a pattern), so it stays well inside the 50 ms every request
+ * may take from it. An input is a handful of named fields.
+ */
+export const INPUT_SCHEMA_BOUNDS: SchemaBounds = { nodes: 200, depth: 16, patterns: 20 };
+
+/** A snippet as callers see it. */
+export interface SnippetInfo {
+  /** The name it runs by: a letter, then letters, digits, `_` or `-` (at most 64). */
+  name: string;
+  /** This version's number, from 1; each save under the name adds one. */
+  version: number;
+  /** What it does, for a model choosing by search. */
+  description: string;
+  /** The JSON Schema its input must match, when it was saved with one. */
+  inputSchema?: JsonSchema;
+  /** The connectors its code uses; it does not run without them. */
+  connectors: string[];
+  /** True when, checked again after the tool declarations changed, it no longer type-checks. */
+  stale: boolean;
+  /** When this version was saved, in ms since the epoch. */
+  createdAt: number;
+  /** The completed execution its code was saved from. */
+  sourceExecutionId?: string;
+}
+
+/** One snippet with its code and the versions kept. */
+export interface SnippetDetails extends SnippetInfo {
+  /** The code of this (the newest) version. */
+  code: string;
+  /** Every version kept, newest first. */
+  versions: number[];
+}
+
+/** What `saveSnippet()` takes. */
+export interface SaveSnippetOptions {
+  /** The completed execution whose code is saved; the snippet goes in its namespace. */
+  executionId: string;
+  /** What it does, for a model choosing by search; at most 2,000 characters. */
+  description: string;
+  /** A JSON Schema its input must match (at most 65,536 characters); it also types `input`. */
+  inputSchema?: JsonSchema;
+}
+
+/** A snippet cleared to run, with its validated input. */
+export interface PreparedSnippet {
+  row: SnippetRow;
+  input: unknown;
+  diagnostics: TypeDiagnostic[];
+}
+
+export function toSnippetInfo(r: SnippetRow): SnippetInfo {
+  const info: SnippetInfo = {
+    name: r.name,
+    version: r.version,
+    description: r.description,
+    connectors: r.connectors,
+    stale: r.stale,
+    createdAt: r.createdAt,
+  };
+  if (r.inputSchema) info.inputSchema = r.inputSchema;
+  if (r.sourceExecutionId) info.sourceExecutionId = r.sourceExecutionId;
+  return info;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== "string" || !SNIPPET_NAME.test(name)) {
+    throw new CordonError(
+      "invalid_request",
+      `Invalid snippet name ${
+        JSON.stringify(name)
+      }: use a letter, then letters, digits, _ or - (at most 64)`,
+    );
+  }
+  return name;
+}
+
+/**
+ * Compiles a JSON Schema to a validator, or says why it cannot. A schema being
+ * saved is refused for a pattern the linear-time engine cannot run (its author
+ * can rewrite it); one saved before such patterns were refused has them
+ * ignored.
+ */
+function validatorOf(schema: JsonSchema, saving: boolean): CompiledSchema {
+  try {
+    return compileJsonSchema(schema, {
+      unsupportedPatterns: saving ? "refuse" : "ignore",
+      bounds: INPUT_SCHEMA_BOUNDS,
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new CordonError(
+      "invalid_request",
+      `The input schema cannot be used: ${message.replace(/^The schema cannot be used: /, "")}`,
+    );
+  }
+}
+
+/** Snippet operations of one runtime. */
+export class Snippets {
+  constructor(
+    private readonly store: SnippetStore,
+    private readonly executions: ExecutionStore,
+    private readonly calls: CallStore,
+    private readonly registry: ConnectorRegistry,
+    private readonly catalogue: Catalogue,
+    private readonly checker: Checker,
+    /** Prepares code for the guest (the runtime's, which resolves allowed packages). */
+    private readonly prepareCode: (code: string) => PreparedSource | Promise<PreparedSource> =
+      prepareSource,
+  ) {}
+
+  async save(name: string, options: SaveSnippetOptions): Promise<SnippetInfo> {
+    checkName(name);
+    const o = options ?? ({} as SaveSnippetOptions);
+    if (typeof o.description !== "string" || o.description.trim() === "") {
+      throw new CordonError("invalid_request", "A snippet needs a description");
+    }
+    if (o.description.length > MAX_SNIPPET_DESCRIPTION_CHARS) {
+      throw new CordonError(
+        "invalid_request",
+        `A snippet description is at most ${MAX_SNIPPET_DESCRIPTION_CHARS} characters`,
+      );
+    }
+    if (o.inputSchema !== undefined) {
+      if (
+        o.inputSchema === null || typeof o.inputSchema !== "object" || Array.isArray(o.inputSchema)
+      ) {
+        throw new CordonError("invalid_request", "inputSchema must be a JSON Schema object");
+      }
+      if (JSON.stringify(o.inputSchema).length > MAX_INPUT_SCHEMA_CHARS) {
+        throw new CordonError(
+          "invalid_request",
+          `inputSchema is larger than ${MAX_INPUT_SCHEMA_CHARS} characters`,
+        );
+      }
+      validatorOf(o.inputSchema, true);
+    }
+    const execution = await this.executions.get(String(o.executionId));
+    if (!execution) {
+      throw new CordonError("execution_not_found", `There is no execution ${o.executionId}`);
+    }
+    if (execution.status !== "completed") {
+      throw new CordonError(
+        "invalid_state",
+        `Execution ${execution.id} is ${execution.status}; only completed code is saved as a snippet`,
+      );
+    }
+    const row = await this.store.save({
+      namespace: execution.namespace,
+      name,
+      description: o.description.trim(),
+      code: execution.code,
+      inputSchema: o.inputSchema,
+      connectors: await this.#connectorsUsed(execution.id, execution.code),
+      declarationHash: this.catalogue.declarationHash,
+      sourceExecutionId: execution.id,
+      createdAt: Date.now(),
+    });
+    this.catalogue.snippetChanged(row.namespace, name, row);
+    return toSnippetInfo(row);
+  }
+
+  /** Connectors the run called, and the ones the code names (a branch it did not take). */
+  async #connectorsUsed(executionId: string, code: string): Promise<string[]> {
+    const used = new Set<string>();
+    for (const e of await this.calls.list(executionId)) {
+      if (e.kind === "tool" && e.connector !== "codemode") used.add(e.connector);
+    }
+    for (const name of this.registry.names()) {
+      if (new RegExp(`(?<![\\w$.])${name}\\s*(?:\\.|\\[)`).test(code)) used.add(name);
+    }
+    return [...used].sort();
+  }
+
+  async list(namespace?: string): Promise<SnippetInfo[]> {
+    return (await this.store.latest(checkNamespace(namespace))).map(toSnippetInfo);
+  }
+
+  async get(name: string, namespace?: string): Promise<SnippetDetails | undefined> {
+    const versions = await this.store.versions(checkNamespace(namespace), checkName(name));
+    if (versions.length === 0) return undefined;
+    return {
+      ...toSnippetInfo(versions[0]),
+      code: versions[0].code,
+      versions: versions.map((v) => v.version),
+    };
+  }
+
+  async delete(name: string, namespace?: string): Promise<boolean> {
+    const ns = checkNamespace(namespace);
+    const deleted = await this.store.delete(ns, checkName(name));
+    if (deleted) this.catalogue.snippetChanged(ns, name, undefined);
+    return deleted;
+  }
+
+  /** The TypeScript type of a snippet's input. */
+  inputType(row: SnippetRow): string {
+    return row.inputSchema ? schemaToTs(row.inputSchema) : "unknown";
+  }
+
+  /** Clears a snippet to run: exists, connectors present, input valid, checked if stale. */
+  async prepare(
+    name: string,
+    version: number | undefined,
+    input: unknown,
+    namespace?: string,
+  ): Promise<PreparedSnippet> {
+    const row = await this.store.get(checkNamespace(namespace), checkName(name), version);
+    if (!row) {
+      throw new CordonError("snippet_not_found", `There is no snippet "${name}"`, {
+        details: { name, ...(version === undefined ? {} : { version }) },
+      });
+    }
+    const known = new Set(this.registry.names());
+    const missing = row.connectors.filter((c) => !known.has(c));
+    if (missing.length > 0) {
+      throw new CordonError(
+        "snippet_unavailable",
+        `Snippet "${name}" needs the connector${missing.length > 1 ? "s" : ""} ${
+          missing.join(", ")
+        }, which this runtime does not have`,
+        { details: { name, missing } },
+      );
+    }
+    const value = input;
+    if (row.inputSchema) {
+      const issues = validatorOf(row.inputSchema, false).check(input);
+      if (issues.length > 0) {
+        throw new CordonError(
+          "invalid_input",
+          `Snippet "${name}" input does not match its schema: ${
+            issues.slice(0, 5).map((i) => `${i.path || "input"}: ${i.message}`).join("; ")
+          }`,
+          { details: { name, issues: issues.slice(0, 20) } },
+        );
+      }
+    }
+    let diagnostics: TypeDiagnostic[] = [];
+    if (row.declarationHash !== this.catalogue.declarationHash) {
+      const checked = await this.checker.check({
+        code: row.code,
+        form: formOf(row.code),
+        declarations: this.catalogue.declarations,
+        declarationHash: this.catalogue.declarationHash,
+        inputType: this.inputType(row),
+      });
+      diagnostics = [...checked.syntaxErrors, ...checked.diagnostics];
+      row.stale = diagnostics.some((d) => d.category === "error");
+      row.declarationHash = this.catalogue.declarationHash;
+      await this.store.markChecked(
+        row.namespace,
+        row.name,
+        row.version,
+        row.declarationHash,
+        row.stale,
+      );
+      if (version === undefined) this.catalogue.snippetChanged(row.namespace, row.name, row);
+    }
+    return { row, input: value, diagnostics };
+  }
+
+  /** What `codemode.run` imports. */
+  async module(
+    name: string,
+    version: number | undefined,
+    input: unknown,
+    namespace: string,
+  ): Promise<SnippetModule & { version: number }> {
+    const { row, input: value } = await this.prepare(name, version, input, namespace);
+    const source = await this.prepareCode(row.code);
+    return {
+      version: row.version,
+      module: source.module,
+      lineOffset: source.lineOffset,
+      input: value,
+    };
+  }
+}

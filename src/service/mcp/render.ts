@@ -1,0 +1,139 @@
+/**
+ * How the MCP front answers: each tool result carries the data as
+ * `structuredContent` and one text block a model reads (many clients show
+ * the model only the text). Values go through Cordon's tagged encoding, so
+ * a `bigint` or `Map` a script returns is JSON in both.
+ *
+ * @module
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { SearchPage } from "../../connectors/search.ts";
+import type { Description } from "../../engine/catalogue/catalogue.ts";
+import type { ExecuteResult, LogEntry, PendingAction } from "../../engine/execution/types.ts";
+import { CordonError, type ErrorInfo, toErrorInfo } from "../../errors.ts";
+import { encodeValue } from "../../rpc/codec.ts";
+
+/** Where a person decides paused calls; the service mounts its HTTP API here. */
+export const EXECUTIONS_API_PATH = "/v1/executions";
+
+/** `value` as JSON text, through the tagged encoding (`undefined` is not JSON). */
+function toJsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(encodeValue(value), null, indent);
+}
+
+function errorLine(error: ErrorInfo): string {
+  const at = error.location
+    ? ` (line ${error.location.line}, column ${error.location.column})`
+    : "";
+  return `${error.code}: ${error.message}${at}`;
+}
+
+function logLines(logs: readonly LogEntry[]): string[] {
+  return logs.length === 0 ? [] : ["", "Console:", ...logs.map((l) => `[${l.level}] ${l.message}`)];
+}
+
+function pendingLine(p: PendingAction): string {
+  const wants = p.needs === "approval" ? "waits for approval" : "waits for a value";
+  return `- call #${p.seq} ${p.connector}.${p.tool}(${toJsonText(p.args)}) ${wants}`;
+}
+
+/** The readable rendering of an execution result (the tool result's one text block). */
+export function executeText(out: ExecuteResult): string {
+  const lines: string[] = [];
+  switch (out.status) {
+    case "completed":
+      lines.push(out.result === undefined ? "(no value returned)" : toJsonText(out.result, 2));
+      break;
+    case "paused": {
+      const base = `${EXECUTIONS_API_PATH}/${out.executionId}`;
+      lines.push(
+        `Execution ${out.executionId} is paused: ${out.pending.length} call(s) wait for a decision.`,
+        ...out.pending.map(pendingLine),
+        `A person decides them through Cordon's HTTP API: POST ${base}/approve or ${base}/reject` +
+          ` (approval), POST ${base}/resolve (a value). The run then continues where it stopped.`,
+      );
+      break;
+    }
+    case "error":
+    case "rejected":
+      lines.push(`Execution ${out.status}: ${errorLine(out.error)}`);
+      break;
+  }
+  lines.push(...logLines(out.logs));
+  if (out.diagnostics.length > 0) {
+    lines.push("", "Diagnostics:");
+    for (const d of out.diagnostics) {
+      const at = d.line === undefined ? "" : ` (line ${d.line}, column ${d.column ?? 1})`;
+      lines.push(`[${d.severity}] ${d.code}: ${d.message}${at}`);
+    }
+  }
+  if (out.meta.sessionId) lines.push("", `Session: ${out.meta.sessionId} (pass it as sessionId)`);
+  return lines.join("\n");
+}
+
+/** The `execute` tool's answer: the result without `meta`, and its text. */
+export function executeToolResult(out: ExecuteResult): CallToolResult {
+  const base = {
+    status: out.status,
+    executionId: out.executionId,
+    logs: out.logs,
+    calls: out.calls,
+    diagnostics: out.diagnostics,
+    ...(out.meta.sessionId ? { sessionId: out.meta.sessionId } : {}),
+  };
+  const data = out.status === "completed"
+    ? { ...base, result: out.result }
+    : out.status === "paused"
+    ? { ...base, pending: out.pending }
+    : { ...base, error: out.error };
+  return {
+    content: [{ type: "text", text: executeText(out) }],
+    structuredContent: encodeValue(data) as Record<string, unknown>,
+    isError: out.status === "error" || out.status === "rejected",
+  };
+}
+
+/** The `search` tool's answer. */
+export function searchToolResult(page: SearchPage): CallToolResult {
+  const lines = page.items.length === 0
+    ? ["No tools or snippets match."]
+    : page.items.map((hit) => `- ${hit.path}: ${hit.description}`);
+  if (page.nextCursor) {
+    lines.push(`(${page.total} matches in all; more with cursor "${page.nextCursor}")`);
+  }
+  return {
+    content: [{ type: "text", text: lines.join("\n") }],
+    structuredContent: encodeValue(page) as Record<string, unknown>,
+  };
+}
+
+/** The `describe` tool's answer. */
+export function describeToolResult(d: Description): CallToolResult {
+  const lines = [d.signature, "", d.description, "", `Input: ${d.input}`, `Output: ${d.output}`];
+  if (d.observedShape) {
+    lines.push(`Output seen in ${d.observedSamples ?? 0} result(s): ${d.observedShape}`);
+  }
+  if (d.stale) lines.push("This snippet no longer type-checks against the current tools.");
+  if (d.examples.length > 0) lines.push("", "Example:", ...d.examples);
+  return {
+    content: [{ type: "text", text: lines.join("\n") }],
+    structuredContent: encodeValue(d) as Record<string, unknown>,
+  };
+}
+
+/**
+ * A {@link CordonError} as a tool error (`isError`), its code first in the
+ * text and as `structuredContent.error`. Anything else is a bug and is
+ * rethrown (the SDK turns it into an error result with the message).
+ * `withData: false` leaves out `structuredContent`, for tools whose output
+ * schema an error object would not match.
+ */
+export function errorToolResult(err: unknown, withData = true): CallToolResult {
+  if (!(err instanceof CordonError)) throw err;
+  const error = toErrorInfo(err);
+  return {
+    content: [{ type: "text", text: errorLine(error) }],
+    ...(withData ? { structuredContent: { error } } : {}),
+    isError: true,
+  };
+}
