@@ -9,7 +9,8 @@
 import type { Connector, Tool } from "../connectors/types.ts";
 import { toDiagnostic } from "../engine/discovery/checked.ts";
 import { createRuntime } from "../engine/runtime/runtime.ts";
-import type { Runtime, RuntimeOptions } from "../engine/runtime/types.ts";
+import type { Runtime } from "../engine/runtime/types.ts";
+import type { RuntimeOptions } from "../engine/runtime/options.ts";
 import { formOf, TypeChecker } from "../engine/typecheck/check.ts";
 import type { Diagnostic, ExecuteRequest, ExecuteResult } from "../engine/execution/types.ts";
 import {

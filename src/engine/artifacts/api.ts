@@ -1,5 +1,5 @@
 /**
- * The artifacts half of the {@link Runtime} API: versioned files kept in the
+ * The artifacts part of the runtime's API ({@link ArtifactsApi}): versioned files kept in the
  * runtime's database, by namespace and name. Saving over a name adds a
  * version; a reference is `name` (the newest), `name@version`, or either
  * behind `artifact://`.
@@ -15,11 +15,10 @@ import {
   parseArtifactRef,
 } from "./ref.ts";
 import { checkMimeType, mimeTypeOf, OCTET_STREAM, PLAIN_TEXT } from "./mime.ts";
-import type { InNamespace } from "../discovery/api.ts";
+import type { InNamespace } from "../common/namespace.ts";
 import { sha256Hex } from "../../hash.ts";
 import { pageLimit } from "../common/paging.ts";
 import { checkNamespace } from "../common/namespace.ts";
-import type { Runtime } from "../runtime/types.ts";
 
 /**
  * The default size cap of one artifact version (32 MiB). A version is read and written whole
@@ -57,7 +56,7 @@ export interface ArtifactInfo {
   sha256: string;
   /** When this version was saved, in ms since the epoch. */
   createdAt: number;
-  /** `name@version`: what {@link Runtime.artifact} reads this exact version by. */
+  /** `name@version`: what {@link ArtifactsApi.artifact} reads this exact version by. */
   ref: string;
   /** The namespace that owns it. */
   namespace: string;
@@ -65,7 +64,7 @@ export interface ArtifactInfo {
   sourceExecutionId?: string;
 }
 
-/** What {@link Runtime.saveArtifact} takes. */
+/** What {@link ArtifactsApi.saveArtifact} takes. */
 export interface SaveArtifactOptions extends InNamespace {
   /** The name to save under; saving over an existing name adds a version. */
   name: string;
@@ -80,7 +79,7 @@ export interface SaveArtifactOptions extends InNamespace {
   sourceExecutionId?: string;
 }
 
-/** What {@link Runtime.artifacts} takes. */
+/** What {@link ArtifactsApi.artifacts} takes. */
 export interface ListArtifactsOptions extends InNamespace {
   /** Only names starting with this (`reports/`). */
   prefix?: string;
@@ -106,7 +105,7 @@ export interface ArtifactContent {
   data: Uint8Array<ArrayBuffer>;
 }
 
-/** What {@link Runtime.deleteArtifact} takes. */
+/** What {@link ArtifactsApi.deleteArtifact} takes. */
 export interface DeleteArtifactOptions extends InNamespace {
   /** The one version to delete; absent deletes every version. */
   version?: number;
@@ -154,10 +153,29 @@ function afterName(cursor: unknown): string | undefined {
   }
 }
 
-type ArtifactsApi = Pick<
-  Runtime,
-  "saveArtifact" | "artifacts" | "artifact" | "artifactVersions" | "deleteArtifact"
->;
+/** The artifacts part of the runtime's API. */
+export interface ArtifactsApi {
+  /**
+   * Saves a file as the next version of `options.name` (version 1 for a new name). Throws
+   * `invalid_request` for a bad name or media type and `limit_exceeded` past
+   * `RuntimeOptions.artifacts.maxBytes`; nothing is stored then.
+   */
+  saveArtifact(options: SaveArtifactOptions): Promise<ArtifactInfo>;
+  /** The newest version of each artifact in a namespace, by name, without bytes; paged. */
+  artifacts(options?: ListArtifactsOptions): Promise<ArtifactPage>;
+  /**
+   * One version with its bytes: `ref` is `name` (the newest), `name@version`, or either behind
+   * `artifact://`. `undefined` if there is no such artifact or version.
+   */
+  artifact(ref: string, options?: InNamespace): Promise<ArtifactContent | undefined>;
+  /** Every version of an artifact, newest first, without bytes; empty if there is none. */
+  artifactVersions(name: string, options?: InNamespace): Promise<ArtifactInfo[]>;
+  /**
+   * Deletes one version of an artifact, or every version; false if there was none. A deleted
+   * version's number is never given again, so `name@N` always means the same bytes.
+   */
+  deleteArtifact(name: string, options?: DeleteArtifactOptions): Promise<boolean>;
+}
 
 /**
  * Builds the artifacts API over a store. `maxBytes` caps one version; `assertOpen` throws

@@ -7,7 +7,13 @@
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import { type SearchDocument, SearchIndex, type SearchPage } from "../../connectors/search.ts";
-import { isShape, mergeShapes, observeShape, type Shape, shapeToTs } from "../../connectors/shape.ts";
+import {
+  isShape,
+  mergeShapes,
+  observeShape,
+  type Shape,
+  shapeToTs,
+} from "../../connectors/shape.ts";
 import type { ToolInfo } from "../../connectors/types.ts";
 import { buildDeclarations, toolSignature } from "../../connectors/typegen/mod.ts";
 import { CordonError } from "../../errors.ts";

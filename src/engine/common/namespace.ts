@@ -25,3 +25,9 @@ export function checkNamespace(namespace: unknown): string {
   }
   return namespace;
 }
+
+/** Which namespace a call acts in (the default one when absent). */
+export interface InNamespace {
+  /** The namespace to act in: lowercase letters, digits, `-` and `_` (at most 64). */
+  namespace?: string;
+}

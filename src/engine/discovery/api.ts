@@ -10,21 +10,24 @@ import { CordonError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Catalogue, Description } from "../catalogue/catalogue.ts";
 import { toDiagnostic } from "./checked.ts";
-import { early, type Engine } from "../execution/engine.ts";
+import type { Engine } from "../execution/engine.ts";
+import { early } from "../execution/envelope.ts";
 import { handleRequest } from "../catalogue/handles.ts";
 import { describeForModel } from "../catalogue/model_prompt.ts";
 import type { PlatformHost } from "./platform.ts";
-import type { SaveSnippetOptions, SnippetDetails, SnippetInfo, Snippets } from "../snippets/snippets.ts";
+import type {
+  SaveSnippetOptions,
+  SnippetDetails,
+  SnippetInfo,
+  Snippets,
+} from "../snippets/snippets.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
+import type { InNamespace } from "../common/namespace.ts";
+
+export type { InNamespace };
 
 /** Options for `runSnippet()`: an execution's settings besides its code and input. */
 export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typecheck">;
-
-/** Which namespace a call acts in (the default one when absent). */
-export interface InNamespace {
-  /** The namespace to act in: lowercase letters, digits, `-` and `_` (at most 64). */
-  namespace?: string;
-}
 
 /** Discovery and snippets, as the runtime offers them. */
 export interface DiscoveryApi {

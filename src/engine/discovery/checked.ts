@@ -9,9 +9,15 @@ import { CordonError, errorInfo } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
-import { early, type Engine } from "../execution/engine.ts";
+import type { Engine } from "../execution/engine.ts";
+import { early } from "../execution/envelope.ts";
 import { type CheckResult, formOf, type TypeDiagnostic } from "../typecheck/check.ts";
-import type { Diagnostic, ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
+import type {
+  Diagnostic,
+  ExecuteHooks,
+  ExecuteRequest,
+  ExecuteResult,
+} from "../execution/types.ts";
 
 /** A TypeScript diagnostic as results report it. */
 export function toDiagnostic(d: TypeDiagnostic): Diagnostic {

@@ -23,7 +23,8 @@ import {
 } from "../../sandbox/protocol.ts";
 import type { RecoveryPage } from "../sessions/api.ts";
 import type { CallJournal } from "../execution/journal.ts";
-import type { LogPage } from "../runtime/types.ts";
+import type { ScriptRequests } from "../execution/pass.ts";
+import type { LogPage } from "../execution/records_types.ts";
 
 /** What the host offers a script through `codemode`. */
 export interface PlatformHost {
@@ -43,6 +44,15 @@ export interface PlatformHost {
   readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
   /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
   readRecovery(params: ReadRecoveryParams, namespace: string): Promise<RecoveryPage>;
+}
+
+/** The `codemode` platform as the engine's handler of a script's other requests. */
+export function codemodeRequests(host: PlatformHost): ScriptRequests {
+  return {
+    handles: (method) => PLATFORM_METHODS.has(method),
+    answer: (method, params, run) =>
+      platformRequest(host, run.journal, method, params, run.namespace, run.signal),
+  };
 }
 
 /** The platform methods, for dispatch. */

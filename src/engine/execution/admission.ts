@@ -1,13 +1,17 @@
 /**
- * Admission of an execution, before anything is stored: the session it
+ * Admission of an execution, before anything is stored: its request checked
+ * (limits, policy, namespace, input), the session it
  * runs in (taken or started) and the workspace it gets (staged, or its
  * session's). A refusal here leaves nothing behind.
  *
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
-import type { EngineParts } from "./engine.ts";
+import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
+import { checkNamespace } from "../common/namespace.ts";
+import { checkInput } from "./input.ts";
+import { type Limits, resolveLimits } from "./limits.ts";
+import type { EngineParts } from "./parts.ts";
 import { type SessionUse, takeSession } from "../sessions/runs.ts";
 import type { ExecuteRequest } from "./types.ts";
 import {
@@ -17,8 +21,32 @@ import {
   type Workspace,
 } from "../workspaces/workspace.ts";
 
+/** What admission grants a request: its limits, policy, namespace, session and workspace. */
+export interface Admitted {
+  limits: Limits;
+  policy: SandboxPolicy;
+  namespace: string;
+  session?: SessionUse;
+  workspace?: Workspace;
+}
+
+/** Checks a request and admits it; throws (leaving nothing behind) when it is refused. */
+export async function admitRequest(parts: EngineParts, request: ExecuteRequest): Promise<Admitted> {
+  if (request === null || typeof request !== "object") {
+    throw new CordonError("invalid_request", "execute() takes an object with code");
+  }
+  const overrides = { ...request.limits };
+  if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
+  const limits = resolveLimits(parts.defaults, parts.maxima, overrides);
+  const base = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
+  const namespace = checkNamespace(request.namespace);
+  checkInput(request.input);
+  const { session, workspace, policy } = await admit(parts, request, namespace, base);
+  return { limits, policy, namespace, session, workspace };
+}
+
 /** The session and workspace an execution gets, and its policy with the workspace in it. */
-export async function admit(
+async function admit(
   parts: EngineParts,
   request: ExecuteRequest,
   namespace: string,

@@ -12,7 +12,8 @@
 import { CordonError, type ErrorInfo, errorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
-import { type Engine, toPendingAction } from "./engine.ts";
+import type { Engine } from "./engine.ts";
+import { toPendingAction } from "./envelope.ts";
 import { durableJson } from "./journal.ts";
 import type { Decision } from "./pass.ts";
 import type { ExecuteResult, PendingAction } from "./types.ts";

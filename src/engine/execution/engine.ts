@@ -6,106 +6,38 @@
  *
  * @module
  */
-import type { ConnectorRegistry } from "../../connectors/registry.ts";
-import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
+import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
 import { newId, newSecret } from "../../ids.ts";
-import type { MemoryGuard } from "../../sandbox/cgroup.ts";
-import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
-import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
-import { ChildPool } from "../../sandbox/pool.ts";
-import type { CallEntry, CallStore } from "../../store/calls.ts";
-import type { ExecutionRow, ExecutionStatus, ExecutionStore } from "../../store/executions.ts";
-import type { LogStore } from "../../store/logs.ts";
-import { CallJournal } from "./journal.ts";
-import { type Limits, resolveLimits } from "./limits.ts";
-import { Pass, type PassEvent } from "./pass.ts";
-import type { PlatformHost } from "../discovery/platform.ts";
-import { type PreparedSource, prepareSource } from "../source/source.ts";
-import type { EventHub, ExecutionEvent } from "./events.ts";
-import { admit } from "./admission.ts";
-import { endSessionRun, type SessionUse } from "../sessions/runs.ts";
-import type { SessionManager } from "../sessions/manager.ts";
+import type { SandboxChild } from "../../sandbox/child.ts";
+import type { CallEntry } from "../../store/calls.ts";
+import type { ExecutionRow } from "../../store/executions.ts";
 import { sessionSource } from "../sessions/source.ts";
+import type { SessionUse } from "../sessions/runs.ts";
+import { prepareSource } from "../source/source.ts";
+import { removeWorkspace } from "../workspaces/workspace.ts";
+import { admitRequest, type Admitted } from "./admission.ts";
+import { Children } from "./children.ts";
 import {
-  collectOutputs,
-  removeWorkspace,
-  type Workspace,
-  type WorkspaceHost,
-} from "../workspaces/workspace.ts";
-import { checkNamespace } from "../common/namespace.ts";
-import { checkInput } from "./input.ts";
-import type {
-  CallRecord,
-  Diagnostic,
-  ExecuteHooks,
-  ExecuteRequest,
-  ExecuteResult,
-  ExecutionMeta,
-  PendingAction,
-} from "./types.ts";
-
-const MiB = 1024 * 1024;
-
-/** Durability settings. */
-export interface DurabilitySettings {
-  /** How long a paused child is kept for live continuation, in ms. */
-  holdMs: number;
-  /** How many paused children one process keeps at once; past it the oldest is released. */
-  maxHeld: number;
-  /** How long a running execution's lease lasts without renewal, in ms. */
-  leaseMs: number;
-  /** The largest argument or result the call log stores, in UTF-8 bytes. */
-  maxDurableValueBytes: number;
-}
-
-/** Everything the engine is built from. */
-export interface EngineParts {
-  registry: ConnectorRegistry;
-  defaults: Limits;
-  maxima: Limits;
-  env: ChildEnvironment;
-  memoryGuard: MemoryGuard;
-  poolSize: number;
-  executions: ExecutionStore;
-  calls: CallStore;
-  logs: LogStore;
-  durability: DurabilitySettings;
-  /** A stable hash of the connector catalogue (declarations). */
-  declarationHash: string;
-  /** Answers `codemode.search`, `describe` and `run`. */
-  platform?: PlatformHost;
-  /** Sees each applied tool result and the namespace that got it (observed output shapes). */
-  observe?(connector: string, tool: string, value: unknown, namespace: string): void;
-  /** Live events for listeners (the service's server-sent events). */
-  events: EventHub;
-  /** Prepares code that may import allowed packages (`PackageSet.prepare`); else prepareSource. */
-  prepare?(code: string): PreparedSource | Promise<PreparedSource>;
-  /** This process's id (made here when absent). */
-  nodeId?: string;
-  /** Live sessions (absent: executions cannot ask for one). */
-  sessions?: SessionManager;
-  /** Where workspaces live and how their inputs and outputs reach artifacts. */
-  workspaces?: Omit<WorkspaceHost, "namespace">;
-  /** Applied to console lines, and to code and messages before they are journaled. */
-  redact?: (text: string) => string;
-}
-
-interface LiveRun {
-  pass: Pass;
-  row: ExecutionRow;
-  journal: CallJournal;
-  startedAt: number;
-  session?: SessionUse;
-}
+  early,
+  envelope,
+  isUndecided,
+  toCallRecord,
+  toPendingAction,
+  workspaceOf,
+} from "./envelope.ts";
+import { recordEnd } from "./finish.ts";
+import { CallJournal } from "./journal.ts";
+import type { Limits } from "./limits.ts";
+import type { EngineParts, LiveRun } from "./parts.ts";
+import { Pass, type PassEvent } from "./pass.ts";
+import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
 /** The engine core. */
 export class Engine {
   /** This process's id in the store (leases, sessions). */
   readonly nodeId: string;
   readonly parts: EngineParts;
-  readonly #defaultPolicy: SandboxPolicy;
-  readonly #pool: ChildPool;
-  readonly #active = new Set<SandboxChild>();
+  readonly #children: Children;
   /** Runs with a live child in this process, by execution id. */
   readonly live = new Map<string, LiveRun>();
   /** Operations under way (execute, approve, …); close waits for them. */
@@ -115,11 +47,7 @@ export class Engine {
   constructor(parts: EngineParts) {
     this.parts = parts;
     this.nodeId = parts.nodeId ?? newId("node");
-    this.#defaultPolicy = { heapMiB: parts.defaults.heapMiB, netAllow: [] };
-    this.#pool = new ChildPool({
-      size: parts.poolSize,
-      spawn: () => this.#spawn(this.#defaultPolicy, parts.defaults),
-    });
+    this.#children = new Children(parts.env, parts.defaults, parts.poolSize);
   }
 
   get closed(): boolean {
@@ -135,39 +63,11 @@ export class Engine {
   }
 
   get poolIdle(): number {
-    return this.#pool.idleCount;
+    return this.#children.idle;
   }
 
   warm(): Promise<void> {
-    return this.#pool.warm();
-  }
-
-  #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
-    return SandboxChild.spawn({
-      env: this.parts.env,
-      policy,
-      limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
-      memoryBytes: limits.memoryMiB * MiB,
-    });
-  }
-
-  async #child(
-    policy: SandboxPolicy,
-    limits: Limits,
-  ): Promise<{ child: SandboxChild; pooled: boolean }> {
-    const d = this.parts.defaults;
-    const streamsMatch = limits.maxFrameBytes === d.maxFrameBytes &&
-      limits.maxOutputBytes === d.maxOutputBytes;
-    let child: SandboxChild | undefined;
-    let pooled = false;
-    if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
-      child = this.#pool.take();
-      pooled = child !== undefined;
-    }
-    child ??= await this.#spawn(policy, limits);
-    this.#active.add(child);
-    child.exited.then(() => this.#active.delete(child));
-    return { child, pooled };
+    return this.#children.warm();
   }
 
   /** Runs new code: records the execution, runs its first pass, returns its first outcome. */
@@ -177,38 +77,18 @@ export class Engine {
     if (this.#closed) {
       return early(id, startedAt, errorInfo("runtime_closed", "The runtime is closed"), this.parts);
     }
-    let limits: Limits;
-    let policy: SandboxPolicy;
-    let namespace: string;
-    let session: SessionUse | undefined;
-    let workspace: Workspace | undefined;
+    let admitted: Admitted;
     try {
-      if (request === null || typeof request !== "object") {
-        throw new CordonError("invalid_request", "execute() takes an object with code");
-      }
-      const overrides = { ...request.limits };
-      if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
-      limits = resolveLimits(this.parts.defaults, this.parts.maxima, overrides);
-      policy = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
-      namespace = checkNamespace(request.namespace);
-      checkInput(request.input);
-      ({ session, workspace, policy } = await admit(this.parts, request, namespace, policy));
+      admitted = await admitRequest(this.parts, request);
     } catch (err) {
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
     }
+    const { session, workspace } = admitted;
     // Whatever fails from here on, the session slot admission took is given back: a slot left
     // busy is a session nobody can use, and enough of them lock every caller out.
     const releasesBefore = session?.live.executions;
     try {
-      return await this.#start(request, hooks, {
-        id,
-        startedAt,
-        namespace,
-        limits,
-        policy,
-        session,
-        workspace,
-      });
+      return await this.#start(request, hooks, id, startedAt, admitted);
     } catch (err) {
       if (session?.live.busy && session.live.executions === releasesBefore) {
         await this.parts.sessions!.release(session.live, false, "crashed").catch(() => {});
@@ -224,17 +104,11 @@ export class Engine {
   async #start(
     request: ExecuteRequest,
     hooks: ExecuteHooks | undefined,
-    admitted: {
-      id: string;
-      startedAt: number;
-      namespace: string;
-      limits: Limits;
-      policy: SandboxPolicy;
-      session?: SessionUse;
-      workspace?: Workspace;
-    },
+    id: string,
+    startedAt: number,
+    admitted: Admitted,
   ): Promise<ExecuteResult> {
-    const { id, startedAt, namespace, limits, policy, session, workspace } = admitted;
+    const { namespace, limits, policy, session, workspace } = admitted;
     const now = Date.now();
     const row: ExecutionRow = {
       id,
@@ -312,7 +186,7 @@ export class Engine {
         child = session.live.child;
         pooled = false;
       } else {
-        ({ child, pooled } = await this.#child(policy, limits));
+        ({ child, pooled } = await this.#children.take(policy, limits));
         if (session) session.live.child = child;
       }
     } catch (err) {
@@ -345,7 +219,7 @@ export class Engine {
       keepChild: session !== undefined,
       ...(workspace ? { workspace } : {}),
       redact: this.parts.redact,
-      platform: this.parts.platform,
+      requests: this.parts.requests,
       observe: this.parts.observe,
     });
     const run: LiveRun = { pass, row, journal, startedAt, session };
@@ -369,7 +243,7 @@ export class Engine {
       if (this.parts.events.active) {
         this.parts.events.emit({ type: "paused", executionId: row.id, pending });
       }
-      return this.envelope(run, { status: "paused", pending });
+      return envelope(this.parts, run, { status: "paused", pending });
     }
     this.live.delete(row.id);
     if (event.kind === "released" && run.session) {
@@ -377,7 +251,7 @@ export class Engine {
     }
     if (event.kind === "released") {
       // The execution stays paused; a later approve replays it.
-      return this.envelope(run, {
+      return envelope(this.parts, run, {
         status: "paused",
         pending: (await this.parts.calls.list(row.id)).filter(isUndecided).map(toPendingAction),
       });
@@ -393,57 +267,8 @@ export class Engine {
     startedAt: number,
     run?: LiveRun,
   ): Promise<ExecuteResult> {
-    const status: ExecutionStatus = outcome.ok
-      ? "completed"
-      : outcome.error.code === "rejected"
-      ? "rejected"
-      : "error";
-    // Calls still waiting when the run ended are abandoned.
-    for (const entry of (await this.parts.calls.list(row.id)).filter(isUndecided)) {
-      await this.parts.calls.decide(row.id, entry.seq, "rejected", {
-        state: "rejected",
-        error: errorInfo("rejected", "The run ended before a decision"),
-      });
-    }
-    await this.parts.executions.transition(row.id, ["running", "paused"], status, {
-      ...(outcome.ok ? { result: outcome.value } : { error: outcome.error }),
-      owner: null,
-      leaseUntil: null,
-    });
-    if (run?.session) {
-      await endSessionRun(
-        this.parts.sessions!,
-        this.parts.registry,
-        run.session,
-        row,
-        outcome,
-        [...run.journal.touched.values()],
-        run.pass.keptChild,
-        this.parts.redact ?? ((t) => t),
-      );
-    }
-    const partial: Record<string, unknown> = outcome.ok
-      ? { status: "completed" as const, result: outcome.value }
-      : { status, error: outcome.error };
-    const ws = workspaceOf(row);
-    if (ws && this.parts.workspaces) {
-      const host = { ...this.parts.workspaces, namespace: row.namespace };
-      try {
-        partial.workspace = await collectOutputs(ws, host);
-      } catch (err) {
-        partial.workspace = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
-        if (outcome.ok) {
-          partial.status = "error";
-          partial.error = toErrorInfo(err, "invalid_request");
-          delete partial.result;
-        }
-      }
-      if (!ws.persist) await removeWorkspace(host.root, ws.id);
-    }
-    if (this.parts.events.active) {
-      this.parts.events.emit({ type: "done", executionId: row.id, ...partial } as ExecutionEvent);
-    }
-    if (run) return this.envelope(run, partial);
+    const { status, partial } = await recordEnd(this.parts, row, outcome, run);
+    if (run) return envelope(this.parts, run, partial);
     return early(
       row.id,
       startedAt,
@@ -451,53 +276,6 @@ export class Engine {
       this.parts,
       status,
     );
-  }
-
-  /** The envelope for a run. */
-  envelope(run: LiveRun, partial: Record<string, unknown>): ExecuteResult {
-    const { pass, row, journal, startedAt } = run;
-    const limits = row.limits as unknown as Limits;
-    const calls: CallRecord[] = [...journal.touched.values()].sort((a, b) => a.seq - b.seq).map(
-      toCallRecord,
-    );
-    const meta: ExecutionMeta = {
-      executionId: row.id,
-      durationMs: performance.now() - startedAt,
-      timeoutMs: limits.timeoutMs,
-      maxTimeoutMs: this.parts.maxima.timeoutMs,
-      calls: pass.calls,
-      memoryGuard: this.parts.memoryGuard.kind,
-      heapMiB: limits.heapMiB,
-      memoryMiB: limits.memoryMiB,
-      pooled: pass.pooled,
-      form: pass.form,
-      replayed: journal.replaying,
-      logBytes: pass.logs.receivedBytes,
-      logsDropped: pass.logs.dropped,
-      logsTruncated: pass.logs.truncated,
-    };
-    if (run.session) {
-      meta.sessionId = run.session.live.id;
-      meta.sessionStatus = run.session.status;
-      if (run.session.status === "created") meta.recoveryRef = run.session.live.recoveryRef;
-    }
-    const error = partial.error as ErrorInfo | undefined;
-    const diagnostics: Diagnostic[] = error?.code === "syntax_error"
-      ? [{
-        code: "syntax_error",
-        message: error.message,
-        severity: "error",
-        ...(error.location ?? {}),
-      }]
-      : [];
-    return {
-      executionId: row.id,
-      ...partial,
-      logs: pass.logs.inline(),
-      calls,
-      diagnostics,
-      meta,
-    } as ExecuteResult;
   }
 
   /** Keeps at most `maxHeld` paused children: the oldest beyond that is released. */
@@ -513,91 +291,16 @@ export class Engine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#pool.close();
+    await this.#children.closePool();
     const closing = errorInfo("runtime_closed", "The runtime was closed");
     for (const [, run] of this.live) {
       if (run.pass.undecided().length > 0) run.pass.release();
       else run.pass.abort(closing);
     }
-    const active = [...this.#active];
-    for (const child of active) child.kill(closing);
-    await Promise.all(active.map((c) => c.exited));
+    await this.#children.killAll(closing);
     // Passes end once their children are gone; operations then settle their writes.
     await Promise.all([...this.live.values()].map((r) => r.pass.next()));
     await Promise.allSettled([...this.#ops]);
     this.live.clear();
   }
-}
-
-function isUndecided(e: CallEntry): boolean {
-  return e.state === "pending" && e.decision === undefined;
-}
-
-/** A pending entry as callers see it. */
-export function toPendingAction(e: CallEntry): PendingAction {
-  return {
-    executionId: e.executionId,
-    seq: e.seq,
-    connector: e.connector,
-    tool: e.tool,
-    args: e.args,
-    needs: e.needs ?? "approval",
-    requestedAt: e.startedAt,
-  };
-}
-
-/** A log entry as the result reports it. */
-export function toCallRecord(e: CallEntry): CallRecord {
-  const r: CallRecord = {
-    seq: e.seq,
-    kind: e.kind,
-    connector: e.connector,
-    tool: e.tool,
-    args: e.args,
-    state: e.state,
-    durationMs: e.endedAt !== undefined ? Math.max(0, e.endedAt - e.startedAt) : 0,
-  };
-  if (e.error) r.error = e.error;
-  if (e.needs) r.needs = e.needs;
-  return r;
-}
-
-/** An envelope for an execution that never got a pass. */
-export function early(
-  executionId: string,
-  startedAt: number,
-  error: ErrorInfo,
-  parts: Pick<EngineParts, "defaults" | "maxima" | "memoryGuard">,
-  status: ExecutionStatus = "error",
-): ExecuteResult {
-  const limits = parts.defaults;
-  const meta: ExecutionMeta = {
-    executionId,
-    durationMs: performance.now() - startedAt,
-    timeoutMs: limits.timeoutMs,
-    maxTimeoutMs: parts.maxima.timeoutMs,
-    calls: 0,
-    memoryGuard: parts.memoryGuard.kind,
-    heapMiB: limits.heapMiB,
-    memoryMiB: limits.memoryMiB,
-    pooled: false,
-    replayed: false,
-    logBytes: 0,
-    logsDropped: 0,
-    logsTruncated: false,
-  };
-  const diagnostics: Diagnostic[] = error.code === "syntax_error"
-    ? [{
-      code: "syntax_error",
-      message: error.message,
-      severity: "error",
-      ...(error.location ?? {}),
-    }]
-    : [];
-  return { status, executionId, error, logs: [], calls: [], diagnostics, meta } as ExecuteResult;
-}
-
-/** The workspace an execution row was given, if any. */
-function workspaceOf(row: ExecutionRow): Workspace | undefined {
-  return row.policy.workspace as Workspace | undefined;
 }

@@ -42,7 +42,6 @@ import { LogBuffer } from "../logs/buffer.ts";
 import { quotaError, type WorkspaceQuota } from "../workspaces/workspace.ts";
 import type { PreparedSource } from "../source/source.ts";
 import type { LogEntry } from "./types.ts";
-import { PLATFORM_METHODS, type PlatformHost, platformRequest } from "../discovery/platform.ts";
 
 const MiB = 1024 * 1024;
 
@@ -60,6 +59,22 @@ export type Decision =
   | { kind: "approved" }
   | { kind: "rejected"; error: ErrorInfo }
   | { kind: "resolved"; value: unknown };
+
+/**
+ * A script's requests besides tool calls and steps, answered by a capability above the core
+ * (the `codemode` platform: search, describe, snippets, handles, log and recovery readers).
+ * They count against `maxToolCalls` and wait while the run is paused.
+ */
+export interface ScriptRequests {
+  /** Whether `method` is one this handler answers. */
+  handles(method: string): boolean;
+  /** Answers it for a run; what a replay must see again is pinned in `journal`. */
+  answer(
+    method: string,
+    params: unknown,
+    run: { namespace: string; journal: CallJournal; signal: AbortSignal },
+  ): Promise<unknown>;
+}
 
 /** What one pass needs. */
 export interface PassOptions {
@@ -84,8 +99,8 @@ export interface PassOptions {
   memoryGuard: MemoryGuardKind;
   /** How long a paused child is kept for live continuation. */
   holdMs: number;
-  /** Answers `codemode.search`, `describe` and `run`. */
-  platform?: PlatformHost;
+  /** Answers the script's requests besides tool calls and steps (`codemode.search`, …). */
+  requests?: ScriptRequests;
   /** Sees each applied tool result and the namespace that got it (observed output shapes). */
   observe?(connector: string, tool: string, value: unknown, namespace: string): void;
 }
@@ -295,18 +310,16 @@ export class Pass {
       await this.#o.journal.recordStep(seq as number, step.name, step.occurrence, step.value);
       return null;
     }
-    if (PLATFORM_METHODS.has(method)) {
+    const requests = this.#o.requests;
+    if (requests?.handles(method)) {
       await this.#thaw?.promise;
       if (this.#answered) throw late(method);
       this.#spend(method);
-      return await platformRequest(
-        this.#o.platform,
-        this.#o.journal,
-        method,
-        params,
-        this.#o.namespace,
-        this.#ended.signal,
-      );
+      return await requests.answer(method, params, {
+        namespace: this.#o.namespace,
+        journal: this.#o.journal,
+        signal: this.#ended.signal,
+      });
     }
     throw new CordonError("invalid_request", `The host does not handle ${method}`);
   }

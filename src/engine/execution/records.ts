@@ -1,17 +1,27 @@
 /**
- * The executions half of the {@link Runtime} API: listing, reading,
+ * The executions part of the runtime's API ({@link ExecutionsApi}): listing, reading,
  * deleting, logs by reference, and live events.
  *
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import { EXECUTION_STATUSES, type ExecutionRow, type ExecutionStore } from "../../store/executions.ts";
+import {
+  EXECUTION_STATUSES,
+  type ExecutionRow,
+  type ExecutionStore,
+} from "../../store/executions.ts";
 import type { LogStore } from "../../store/logs.ts";
 import * as control from "./control.ts";
-import { type Engine, toCallRecord } from "./engine.ts";
+import type { Engine } from "./engine.ts";
+import { toCallRecord } from "./envelope.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkRef, pageLimit, seqCursor } from "../common/paging.ts";
-import type { ExecutionDetails, ExecutionSummary, LogPage, Runtime } from "../runtime/types.ts";
+import type {
+  ExecutionDetails,
+  ExecutionsApi,
+  ExecutionSummary,
+  LogPage,
+} from "./records_types.ts";
 
 function summary(r: ExecutionRow): ExecutionSummary {
   const s: ExecutionSummary = {
@@ -60,11 +70,6 @@ export async function readLogPage(
   if (lines.length === 0 && await logs.expired(row.id)) page.expired = true;
   return page;
 }
-
-type ExecutionsApi = Pick<
-  Runtime,
-  "executions" | "execution" | "deleteExecution" | "readLogs" | "subscribe"
->;
 
 /** Builds the executions API over one engine. */
 export function executionsApi(engine: Engine): ExecutionsApi {

@@ -5,11 +5,13 @@
  */
 import type { ErrorInfo } from "../../errors.ts";
 import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
-import type { LogLevel } from "../../sandbox/protocol.ts";
 import type { CodeForm } from "../source/source.ts";
+import type { LogEntry } from "../logs/buffer.ts";
 import type { Limits } from "./limits.ts";
 import type { CallState, PendingNeed } from "../../store/calls.ts";
 import type { WorkspaceReport, WorkspaceRequest } from "../workspaces/workspace.ts";
+
+export type { LogEntry };
 
 /** What a caller may set per execution. */
 export interface ExecuteRequest {
@@ -59,16 +61,6 @@ export interface ExecuteHooks {
 export interface ExecutionPolicy {
   /** Hosts the code may `fetch` (`host` or `host:port`). Private ranges stay denied. */
   net?: string[];
-}
-
-/** One console line. */
-export interface LogEntry {
-  /** The console method that wrote it (`console.trace` counts as `debug`). */
-  level: LogLevel;
-  /** The arguments joined by spaces: strings as they are, other values inspected. */
-  message: string;
-  /** Milliseconds since the execution started. */
-  atMs: number;
 }
 
 /** One entry of the call log, as the result reports it. */

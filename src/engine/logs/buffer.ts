@@ -9,7 +9,16 @@
  */
 import type { LogLevel, LogParams } from "../../sandbox/protocol.ts";
 import { type Redact, redactCredentials } from "./redact.ts";
-import type { LogEntry } from "../execution/types.ts";
+
+/** One console line. */
+export interface LogEntry {
+  /** The console method that wrote it (`console.trace` counts as `debug`). */
+  level: LogLevel;
+  /** The arguments joined by spaces: strings as they are, other values inspected. */
+  message: string;
+  /** Milliseconds since the execution started. */
+  atMs: number;
+}
 
 const LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
 const encoder = new TextEncoder();

@@ -7,13 +7,44 @@
 import { CordonError } from "../../errors.ts";
 import type { LogStore } from "../../store/logs.ts";
 import { createRedactor, type Redact } from "./redact.ts";
-import { DEFAULT_LOG_RETAIN_MS, type RuntimeOptions } from "../runtime/types.ts";
+import type { HttpConnectorOptions } from "../../connectors/builtin/mod.ts";
+
+/**
+ * How long console lines of an ended execution are kept: a week covers debugging last
+ * Friday's run on Monday, and console output (which may hold personal data no pattern
+ * recognises) should not pile up for longer than someone is likely to read it.
+ */
+export const DEFAULT_LOG_RETAIN_MS = 7 * 24 * 60 * 60_000;
+
+/** Console log retention. */
+export interface LogOptions {
+  /**
+   * Lines of executions that ended longer ago than this (ms) are deleted by a periodic job
+   * that runs every `durability.expireEveryMs`; default {@link DEFAULT_LOG_RETAIN_MS},
+   * `Infinity` keeps them.
+   */
+  retainMs?: number;
+}
+
+/** What console lines are redacted of, besides the built-in credential shapes and e-mails. */
+export interface RedactOptions {
+  /**
+   * Secret values the host holds that the runtime is not given otherwise: OpenAPI `auth`
+   * values, MCP `headers`/`env` values. The `http` built-in's `secrets` are added by the
+   * runtime. Values shorter than 6 characters are ignored (they occur in ordinary text).
+   */
+  values?: string[];
+  /** More shapes; each match becomes `[redacted:secret]`. Keep them linear in time. */
+  patterns?: RegExp[];
+}
 
 /**
  * The redactor for a runtime's console lines: the built-in shapes, the `http` built-in's secret
  * header values, and `options.redact`.
  */
-export function runtimeRedactor(options: RuntimeOptions): Redact {
+export function runtimeRedactor(
+  options: { builtins?: { http?: HttpConnectorOptions }; redact?: RedactOptions },
+): Redact {
   const secrets = options.builtins?.http?.secrets ?? {};
   const values = [
     ...Object.values(secrets).flatMap((headers) => Object.values(headers ?? {})),
@@ -26,7 +57,7 @@ export function runtimeRedactor(options: RuntimeOptions): Redact {
 }
 
 /** `logs.retainMs`, checked: a positive number of ms, `Infinity` to keep lines forever. */
-export function logRetainMs(options: RuntimeOptions["logs"]): number {
+export function logRetainMs(options: LogOptions | undefined): number {
   const retainMs = options?.retainMs ?? DEFAULT_LOG_RETAIN_MS;
   if (typeof retainMs !== "number" || !(retainMs > 0)) {
     throw new CordonError(

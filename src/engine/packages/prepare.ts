@@ -17,7 +17,12 @@
  */
 import { join } from "node:path";
 import { CordonError } from "../../errors.ts";
-import { MAX_CODE_CHARS, type PreparedSource, prepareLifted, prepareSource } from "../source/source.ts";
+import {
+  MAX_CODE_CHARS,
+  type PreparedSource,
+  prepareLifted,
+  prepareSource,
+} from "../source/source.ts";
 import { bundlePackage, type BundleStats, bundleStats } from "./bundle.ts";
 import { type FoundImport, MAYBE_IMPORTS, scanImports } from "./imports.ts";
 import { installPackage } from "./install.ts";

@@ -7,11 +7,41 @@
 import { CordonError } from "../../errors.ts";
 import type { Db } from "../../store/client.ts";
 import { pruneExecutions as pruneStore, type PruneRules } from "../../store/retention.ts";
-import {
-  DEFAULT_EXECUTION_RETAIN_MS,
-  type PruneExecutionsOptions,
-  type RetentionOptions,
-} from "./types.ts";
+
+/**
+ * How long an ended execution (its code, result, call log and console lines) is kept: a
+ * month covers looking back over the last billing period or incident, and an execution log
+ * that grows without end fills the disk of a busy service (then nothing more is recorded).
+ */
+export const DEFAULT_EXECUTION_RETAIN_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * Execution retention, applied every `durability.expireEveryMs` (hourly by default). Running
+ * and paused executions are never deleted; an ended one goes with its call log and console
+ * lines, in one transaction.
+ */
+export interface RetentionOptions {
+  /**
+   * Ended executions are deleted this long (ms) after they ended; default
+   * {@link DEFAULT_EXECUTION_RETAIN_MS} (30 days), `Infinity` keeps them.
+   */
+  executionsMaxAgeMs?: number;
+  /**
+   * Each namespace keeps at most this many ended executions, the newest; default `Infinity`
+   * (age alone decides).
+   */
+  executionsMaxPerNamespace?: number;
+}
+
+/** What `pruneExecutions()` deletes; every rule is optional, at least one is needed. */
+export interface PruneExecutionsOptions {
+  /** Keep the newest this many ended executions in all. */
+  keep?: number;
+  /** Keep the newest this many ended executions in each namespace. */
+  keepPerNamespace?: number;
+  /** Delete ended executions that ended more than this long ago (ms). */
+  olderThanMs?: number;
+}
 
 /** Retention with its defaults filled in. */
 export interface RetentionSettings {
@@ -92,4 +122,20 @@ export function pruneExecutions(db: Db, options: PruneExecutionsOptions): Promis
     if (o.olderThanMs !== Infinity) rules.endedBefore = Date.now() - o.olderThanMs;
   }
   return pruneStore(db, rules);
+}
+
+/** Deleting what the runtime has kept, on a caller's demand (it also does so on its own). */
+export interface RetentionApi {
+  /**
+   * Deletes ended executions with their call logs and console lines; returns how many. Each
+   * rule is optional (at least one is needed): `keep` the newest N in all, `keepPerNamespace`
+   * the newest N in each namespace, `olderThanMs` deletes those that ended longer ago. The
+   * runtime applies `RuntimeOptions.retention` the same way on its own.
+   */
+  pruneExecutions(options: PruneExecutionsOptions): Promise<number>;
+  /**
+   * Deletes the console lines of executions that ended more than `olderThanMs` ago (their
+   * `readLogs` pages then say `expired: true`); returns how many lines were deleted.
+   */
+  pruneLogs(options: { olderThanMs: number }): Promise<number>;
 }

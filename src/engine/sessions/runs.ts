@@ -10,7 +10,6 @@ import { CordonError, type ErrorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
 import { classify, type LiveSession, type SessionManager } from "./manager.ts";
-import type { ExecuteRequest } from "../execution/types.ts";
 
 /** A session an execution runs in, and whether this execution created it. */
 export interface SessionUse {
@@ -23,7 +22,7 @@ export interface SessionUse {
 /** The session a request asks for, taken for this execution; `undefined` without one. */
 export async function takeSession(
   sessions: SessionManager | undefined,
-  request: ExecuteRequest,
+  request: { session?: unknown; sessionId?: unknown },
   namespace: string,
   declarationHash: string,
   policyKey: string,

@@ -6,12 +6,7 @@
  * @module
  */
 import { join, relative, resolve } from "node:path";
-import type {
-  Workspace,
-  WorkspaceHost,
-  WorkspaceOutput,
-  WorkspaceReport,
-} from "./types.ts";
+import type { Workspace, WorkspaceHost, WorkspaceOutput, WorkspaceReport } from "./types.ts";
 import { WORKSPACE_DEFAULTS } from "./types.ts";
 import { compileGlob } from "./glob.ts";
 

@@ -29,12 +29,7 @@ import { MAX_GLOB_CHARS } from "./glob.ts";
 export * from "./types.ts";
 export { collectOutputs, workspaceBytes } from "./outputs.ts";
 export { compileGlob, type Glob, MAX_GLOB_CHARS } from "./glob.ts";
-export {
-  quotaError,
-  type WorkspaceQuota,
-  type WorkspaceUsage,
-  workspaceUsage,
-} from "./quota.ts";
+export { quotaError, type WorkspaceQuota, type WorkspaceUsage, workspaceUsage } from "./quota.ts";
 
 const ID = /^ws_[0-9a-f]{32}$/;
 

@@ -12,9 +12,9 @@ import { ARTIFACT_NAME, MAX_ARTIFACT_NAME_CHARS } from "../../engine/artifacts/r
 import type { ArtifactInfo } from "../../engine/artifacts/api.ts";
 import { MAX_PAGE } from "../../engine/common/paging.ts";
 import { CordonError } from "../../errors.ts";
-import type { ServiceDeps } from "../http/deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
-import { type Route, route } from "../http/route.ts";
+import { type Route, route } from "./route.ts";
 import { runSettings } from "./executions.ts";
 import { namespaceFor } from "../access/scope.ts";
 

@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { SNIPPET_NAME } from "../../engine/snippets/snippets.ts";
-import type { ServiceDeps } from "../http/deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
-import { type Route, route } from "../http/route.ts";
+import { type Route, route } from "./route.ts";
 import { runSettings, startRun } from "./executions.ts";
 import { isAdmin, namespaceFor } from "../access/scope.ts";
 

@@ -11,9 +11,9 @@ import { MAX_CODE_CHARS } from "../../engine/source/source.ts";
 import { MAX_GLOB_CHARS } from "../../engine/workspaces/glob.ts";
 import { MAX_OUTPUT_GLOBS } from "../../engine/workspaces/workspace.ts";
 import { EXECUTION_STATUSES } from "../../store/executions.ts";
-import type { ServiceDeps } from "../http/deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 import { errorResponse, jsonResponse } from "../http/http.ts";
-import { type Route, route } from "../http/route.ts";
+import { type Route, route } from "./route.ts";
 import { namespaceFor, visibleExecution } from "../access/scope.ts";
 import { eventStream } from "./sse.ts";
 

@@ -6,9 +6,9 @@
  * @module
  */
 import { z } from "zod";
-import type { ServiceDeps } from "../http/deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
-import { type Route, route } from "../http/route.ts";
+import { type Route, route } from "./route.ts";
 import { runSettings } from "./executions.ts";
 import { isAdmin, namespaceFor } from "../access/scope.ts";
 

@@ -14,8 +14,8 @@ import type { Context } from "hono";
 import { type SSEStreamingApi, streamSSE } from "hono/streaming";
 import type { ExecutionDetails } from "../../engine/mod.ts";
 import { encodeValue } from "../../rpc/codec.ts";
-import type { ServiceDeps } from "../http/deps.ts";
-import type { EventRecord } from "../http/event_log.ts";
+import type { ServiceDeps } from "./deps.ts";
+import type { EventRecord } from "../requests/event_log.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;

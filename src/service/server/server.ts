@@ -24,10 +24,10 @@ import {
   mcpOptions,
   type ServiceConfig,
 } from "./config.ts";
-import type { ServiceDeps } from "../http/deps.ts";
-import { EventLog } from "../http/event_log.ts";
-import { Gate } from "../http/gate.ts";
-import { Idempotency } from "../http/idempotency.ts";
+import type { ServiceDeps } from "../routes/deps.ts";
+import { EventLog } from "../requests/event_log.ts";
+import { Gate } from "../requests/gate.ts";
+import { Idempotency } from "../requests/idempotency.ts";
 import { ApiKeys } from "../access/keys.ts";
 
 /** A running service. */

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { type Connector, createRuntime, defineConnector, type ExecuteResult } from "../../../mod.ts";
+import {
+  type Connector,
+  createRuntime,
+  defineConnector,
+  type ExecuteResult,
+} from "../../../mod.ts";
 
 function ok(r: ExecuteResult): Record<string, unknown> {
   assert.equal(r.status, "completed", Deno.inspect(r).slice(0, 800));

@@ -3,7 +3,10 @@ import { join } from "node:path";
 import { z } from "zod";
 import { createRuntime, defineConnector, type ExecuteResult } from "../../../mod.ts";
 import { ConnectorRegistry } from "../../../src/connectors/registry.ts";
-import { Catalogue, MAX_OBSERVED_TOOLS_PER_NAMESPACE } from "../../../src/engine/catalogue/catalogue.ts";
+import {
+  Catalogue,
+  MAX_OBSERVED_TOOLS_PER_NAMESPACE,
+} from "../../../src/engine/catalogue/catalogue.ts";
 import { openDb } from "../../../src/store/client.ts";
 import { migrate, MIGRATIONS } from "../../../src/store/migrations.ts";
 import { ShapeStore } from "../../../src/store/shapes.ts";

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { z } from "zod";
-import { type Connector, createRuntime, defineConnector, type ExecuteResult } from "../../../mod.ts";
+import {
+  type Connector,
+  createRuntime,
+  defineConnector,
+  type ExecuteResult,
+} from "../../../mod.ts";
 
 function catalogue(addDescription = "Add two numbers"): Connector[] {
   const math = defineConnector({

@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { createRuntime } from "../../../mod.ts";
 import { checkPackages, packageStats, scanImports } from "../../../src/engine/packages/mod.ts";
-import type { CompletedResult, ErrorResult, ExecuteResult } from "../../../src/engine/execution/types.ts";
+import type {
+  CompletedResult,
+  ErrorResult,
+  ExecuteResult,
+} from "../../../src/engine/execution/types.ts";
 
 // Small, dependency-free packages: `ms` (CommonJS, one file), `nanoid` (ESM with an
 // `exports` map, a browser build and a `non-secure` subpath).

@@ -284,7 +284,9 @@ Deno.test("workspace: a session's executions share its workspace, removed when i
 });
 
 Deno.test("sweepWorkspaces() removes kept workspaces unused past retention, and keeps the rest", async () => {
-  const { prepareWorkspace, sweepWorkspaces } = await import("../../../src/engine/workspaces/workspace.ts");
+  const { prepareWorkspace, sweepWorkspaces } = await import(
+    "../../../src/engine/workspaces/workspace.ts"
+  );
   const root = await Deno.makeTempDir();
   try {
     const host = {

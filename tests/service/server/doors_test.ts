@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { serviceRoutes } from "../../../src/service/server/app.ts";
-import type { ServiceDeps } from "../../../src/service/http/deps.ts";
+import type { ServiceDeps } from "../../../src/service/routes/deps.ts";
 import { openService } from "../_service.ts";
 
 async function send(url: string, init: RequestInit): Promise<{ status: number; code?: string }> {

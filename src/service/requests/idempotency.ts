@@ -18,7 +18,7 @@ import { sha256Hex } from "../../hash.ts";
 import { newId } from "../../ids.ts";
 import type { Db } from "../../store/client.ts";
 import { IdempotencyKeys, type IdempotencyRow } from "../../store/idempotency.ts";
-import { fail, jsonResponse } from "./http.ts";
+import { fail, jsonResponse } from "../http/http.ts";
 
 /** How long a key is remembered: a day, as payment APIs keep theirs; retries come within it. */
 export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60_000;

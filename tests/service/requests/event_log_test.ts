@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { ExecutionEvent, Runtime } from "../../../src/engine/mod.ts";
-import { EventLog } from "../../../src/service/http/event_log.ts";
+import { EventLog } from "../../../src/service/requests/event_log.ts";
 
 function fakeRuntime(): { runtime: Runtime; emit(e: ExecutionEvent): void } {
   let listener: ((e: ExecutionEvent) => void) | undefined;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { CordonError } from "../../../src/errors.ts";
-import { Gate } from "../../../src/service/http/gate.ts";
+import { Gate } from "../../../src/service/requests/gate.ts";
 
 /** Enters, notes the turn, and gives the slot straight back. */
 function passThrough(gate: Gate, namespace: string, name: string, order: string[]) {

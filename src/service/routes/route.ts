@@ -10,8 +10,8 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { CordonError } from "../../errors.ts";
-import { fail, jsonResponse } from "./http.ts";
-import { Idempotency, MAX_IDEMPOTENCY_KEY_CHARS } from "./idempotency.ts";
+import { fail, jsonResponse } from "../http/http.ts";
+import { Idempotency, MAX_IDEMPOTENCY_KEY_CHARS } from "../requests/idempotency.ts";
 import type { Principal, Scope } from "../access/keys.ts";
 
 /** Who may call a route: anyone, any key, or a key with a scope (`admin` has every scope). */

@@ -4,9 +4,9 @@
  * @module
  */
 import type { Runtime } from "../../engine/mod.ts";
-import type { EventLog } from "./event_log.ts";
-import type { Gate } from "./gate.ts";
-import type { Idempotency } from "./idempotency.ts";
+import type { EventLog } from "../requests/event_log.ts";
+import type { Gate } from "../requests/gate.ts";
+import type { Idempotency } from "../requests/idempotency.ts";
 import type { ApiKeys } from "../access/keys.ts";
 
 /** The service's parts, shared by its routes. */

@@ -1,0 +1,84 @@
+/**
+ * Where a pass's child comes from: the warm pool when the run asks for the
+ * default policy and streams, else a fresh spawn. Every child handed out is
+ * tracked until it exits, so closing the engine can kill them all.
+ *
+ * @module
+ */
+import type { ErrorInfo } from "../../errors.ts";
+import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
+import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
+import { ChildPool } from "../../sandbox/pool.ts";
+import type { Limits } from "./limits.ts";
+
+const MiB = 1024 * 1024;
+
+/** The engine's children: a warm pool of default ones, and every one handed out. */
+export class Children {
+  readonly #env: ChildEnvironment;
+  readonly #defaults: Limits;
+  readonly #defaultPolicy: SandboxPolicy;
+  readonly #pool: ChildPool;
+  readonly #active = new Set<SandboxChild>();
+
+  constructor(env: ChildEnvironment, defaults: Limits, poolSize: number) {
+    this.#env = env;
+    this.#defaults = defaults;
+    this.#defaultPolicy = { heapMiB: defaults.heapMiB, netAllow: [] };
+    this.#pool = new ChildPool({
+      size: poolSize,
+      spawn: () => this.#spawn(this.#defaultPolicy, defaults),
+    });
+  }
+
+  /** Children waiting in the pool. */
+  get idle(): number {
+    return this.#pool.idleCount;
+  }
+
+  /** Resolves once the pool has its children waiting. */
+  warm(): Promise<void> {
+    return this.#pool.warm();
+  }
+
+  #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
+    return SandboxChild.spawn({
+      env: this.#env,
+      policy,
+      limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
+      memoryBytes: limits.memoryMiB * MiB,
+    });
+  }
+
+  /** A child for a run under `policy` and `limits`: pooled when they are the defaults. */
+  async take(
+    policy: SandboxPolicy,
+    limits: Limits,
+  ): Promise<{ child: SandboxChild; pooled: boolean }> {
+    const d = this.#defaults;
+    const streamsMatch = limits.maxFrameBytes === d.maxFrameBytes &&
+      limits.maxOutputBytes === d.maxOutputBytes;
+    let child: SandboxChild | undefined;
+    let pooled = false;
+    if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
+      child = this.#pool.take();
+      pooled = child !== undefined;
+    }
+    child ??= await this.#spawn(policy, limits);
+    this.#active.add(child);
+    child.exited.then(() => this.#active.delete(child));
+    return { child, pooled };
+  }
+
+  /** Stops the pool (its waiting children are killed). */
+  closePool(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  /** Kills every child handed out and waits until they are gone. */
+  async killAll(reason: ErrorInfo): Promise<void> {
+    const active = [...this.#active];
+    for (const child of active) child.kill(reason);
+    await Promise.all(active.map((c) => c.exited));
+  }
+}

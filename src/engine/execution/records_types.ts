@@ -1,0 +1,94 @@
+/**
+ * The shapes of the executions part of the runtime's API: an execution as
+ * listed and as read back whole, a page of its stored console lines, and
+ * {@link ExecutionsApi} itself.
+ *
+ * @module
+ */
+import type { ExecutionStatus } from "../../store/executions.ts";
+import type { ExecutionListener } from "./events.ts";
+import type { CallRecord, LogEntry, PendingAction } from "./types.ts";
+
+/** An execution as listed. */
+export interface ExecutionSummary {
+  /** The execution's id. */
+  executionId: string;
+  /** The tenant it belongs to. */
+  namespace: string;
+  /** Where it is in its life: `running`, `paused`, or how it ended. */
+  status: ExecutionStatus;
+  /** When it was created, in ms since the epoch. */
+  createdAt: number;
+  /** When its status last changed, in ms since the epoch (paused ones expire by it). */
+  updatedAt: number;
+  /** When it ended, in ms since the epoch; absent while running or paused. */
+  endedAt?: number;
+  /** Children it has run in: 1, plus one per replay after its child was gone. */
+  passes: number;
+  /** The failure's code and message, when it ended in `error` or `rejected`. */
+  error?: { code: string; message: string };
+}
+
+/** An execution with its code, outcome and whole call log. */
+export interface ExecutionDetails extends ExecutionSummary {
+  /** The code as it was sent. */
+  code: string;
+  /** The input it was given. */
+  input: unknown;
+  /** What the code returned, once it completed. */
+  result?: unknown;
+  /** The connectors the runtime had when it started. */
+  connectors: string[];
+  /** The declaration hash when it started: which tool types the code was written against. */
+  declarationHash: string;
+  /** The unguessable reference its stored console lines are read by ({@link ExecutionsApi.readLogs}). */
+  logRef: string;
+  /** The whole call log in `seq` order, each entry with its stored result. */
+  calls: (CallRecord & { result?: unknown })[];
+  /** Calls still waiting for a decision. */
+  pending: PendingAction[];
+}
+
+/** A page of stored console lines. */
+export interface LogPage {
+  /** The execution the lines belong to. */
+  executionId: string;
+  /** The namespace of that execution. */
+  namespace: string;
+  /** The lines in the order written, each with its `seq` in the store. */
+  items: (LogEntry & { seq: number })[];
+  /** Pass back as `cursor` for the next page. */
+  nextCursor?: string;
+  /** The lines were deleted by log retention (`logs.retainMs`); the page is empty. */
+  expired?: true;
+}
+
+/** The executions part of the runtime's API: listing, reading, deleting, logs, live events. */
+export interface ExecutionsApi {
+  /** Executions newest first (of one namespace when given). */
+  executions(
+    options?: { status?: ExecutionStatus; namespace?: string; limit?: number; cursor?: string },
+  ): Promise<{
+    items: ExecutionSummary[];
+    nextCursor?: string;
+  }>;
+  /** One execution with its call log; `undefined` if unknown. */
+  execution(executionId: string): Promise<ExecutionDetails | undefined>;
+  /**
+   * Deletes an execution with its call log and console lines; false if unknown. Throws
+   * `invalid_state` while it runs.
+   */
+  deleteExecution(executionId: string): Promise<boolean>;
+  /**
+   * An execution's stored console lines, paged; `not_found` for an unknown reference, or one of
+   * another namespace when `namespace` is given.
+   */
+  readLogs(
+    options: { logRef: string; cursor?: string; limit?: number; namespace?: string },
+  ): Promise<LogPage>;
+  /**
+   * Listens to live events of every execution this runtime runs in this process; returns the
+   * function that stops listening.
+   */
+  subscribe(listener: ExecutionListener): () => void;
+}

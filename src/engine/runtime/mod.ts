@@ -1,0 +1,21 @@
+/**
+ * The runtime: `createRuntime()` wiring the capabilities below into one
+ * {@link Runtime}, its options and defaults, and retention.
+ *
+ * @module
+ */
+export { createRuntime } from "./runtime.ts";
+export {
+  DEFAULT_DURABILITY,
+  DEFAULT_POOL_SIZE,
+  type DurabilityOptions,
+  type RuntimeOptions,
+  type SandboxOptions,
+} from "./options.ts";
+export {
+  DEFAULT_EXECUTION_RETAIN_MS,
+  type PruneExecutionsOptions,
+  type RetentionApi,
+  type RetentionOptions,
+} from "./retention.ts";
+export type { Runtime, RuntimeCapabilities, RuntimeHealth } from "./types.ts";

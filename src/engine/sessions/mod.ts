@@ -1,0 +1,9 @@
+/**
+ * Sessions: a child and its heap kept between executions, with the
+ * declarations of script-form code carried over, its recovery journal,
+ * and the sessions part of the runtime's API.
+ *
+ * @module
+ */
+export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./manager.ts";
+export { type RecoveryPage, type SessionsApi } from "./api.ts";
