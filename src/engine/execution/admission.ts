@@ -7,6 +7,8 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
+import { newSecret } from "../../ids.ts";
+import type { ExecutionRow } from "../../store/executions.ts";
 import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkInput } from "./input.ts";
@@ -107,4 +109,31 @@ async function admit(
     workspace = { ...workspace, persist: true };
   }
   return { session, workspace, policy };
+}
+
+/** The stored row of an admitted execution, `running`, in its first pass. */
+export function executionRow(
+  parts: EngineParts,
+  id: string,
+  request: ExecuteRequest,
+  admitted: Admitted,
+): ExecutionRow {
+  const { namespace, limits, policy, session, workspace } = admitted;
+  const now = Date.now();
+  return {
+    id,
+    namespace,
+    logRef: newSecret("log"),
+    ...(session ? { sessionId: session.live.id } : {}),
+    code: String(request.code ?? ""),
+    input: request.input,
+    status: "running",
+    connectors: parts.registry.names(),
+    declarationHash: parts.declarationHash,
+    limits: { ...limits },
+    policy: { net: policy.netAllow, ...(workspace ? { workspace } : {}) },
+    passes: 1,
+    createdAt: now,
+    updatedAt: now,
+  };
 }

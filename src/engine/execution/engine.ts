@@ -7,7 +7,7 @@
  * @module
  */
 import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
-import { newId, newSecret } from "../../ids.ts";
+import { newId } from "../../ids.ts";
 import type { SandboxChild } from "../../sandbox/child.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
@@ -15,7 +15,7 @@ import { sessionSource } from "../sessions/source.ts";
 import type { SessionUse } from "../sessions/runs.ts";
 import { prepareSource } from "../source/source.ts";
 import { removeWorkspace } from "../workspaces/workspace.ts";
-import { admitRequest, type Admitted } from "./admission.ts";
+import { admitRequest, type Admitted, executionRow } from "./admission.ts";
 import { Children } from "./children.ts";
 import {
   early,
@@ -108,24 +108,9 @@ export class Engine {
     startedAt: number,
     admitted: Admitted,
   ): Promise<ExecuteResult> {
-    const { namespace, limits, policy, session, workspace } = admitted;
-    const now = Date.now();
-    const row: ExecutionRow = {
-      id,
-      namespace,
-      logRef: newSecret("log"),
-      ...(session ? { sessionId: session.live.id } : {}),
-      code: String(request.code ?? ""),
-      input: request.input,
-      status: "running",
-      connectors: this.parts.registry.names(),
-      declarationHash: this.parts.declarationHash,
-      limits: { ...limits },
-      policy: { net: policy.netAllow, ...(workspace ? { workspace } : {}) },
-      passes: 1,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const { namespace, session } = admitted;
+    const row = executionRow(this.parts, id, request, admitted);
+    const now = row.createdAt;
     await this.parts.executions.create({
       ...row,
       owner: this.nodeId,

@@ -73,3 +73,28 @@ export async function quotaError(ws: WorkspaceQuota): Promise<ErrorInfo | undefi
     { bytes, quotaBytes: ws.quotaBytes },
   );
 }
+
+/** How often a running workspace's quota is checked, in ms: a loop writing fast is stopped soon. */
+const QUOTA_CHECK_MS = 250;
+
+/** Calls `onOver` once the workspace holds more than its quota, until `signal` aborts. */
+export function watchQuota(
+  ws: WorkspaceQuota,
+  signal: AbortSignal,
+  onOver: (error: ErrorInfo) => void,
+): void {
+  let checking = false;
+  const timer = setInterval(async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      const over = await quotaError(ws);
+      if (over) onOver(over);
+    } catch {
+      // The directory changed while it was walked; the next check sees it.
+    } finally {
+      checking = false;
+    }
+  }, QUOTA_CHECK_MS);
+  signal.addEventListener("abort", () => clearInterval(timer));
+}
