@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import { CordonError } from "../errors.ts";
+import { type CallOutcome, fail, thrownOutcome } from "./call_outcome.ts";
+import { checkConnectorName, toolMap } from "./connector_names.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { Connector, ConnectorInfo, Tool, ToolContext } from "./types.ts";
 
@@ -19,84 +21,8 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_CONNECTOR_CONCURRENCY = 64;
 
-/** Codes a tool's `execute` may fail with as they are; anything else becomes `tool_error`. */
-const TOOL_CODES: ReadonlySet<string> = new Set([
-  "tool_error",
-  "tool_timeout",
-  "invalid_input",
-  "invalid_output",
-  "policy_denied",
-  "value_too_large",
-  "limit_exceeded",
-  "connector_unavailable",
-  "not_found",
-  "not_supported",
-]);
-
-/** Connector names: a JavaScript identifier (each connector is a global in the sandbox). */
-const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-/**
- * Tool names: what MCP allows (letters, digits, `_`, `-`, `.`, at most 128). They are properties
- * of the connector's global, so `get-sum` is called as `everything["get-sum"](…)`.
- */
-const TOOL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-
-/**
- * Names a connector may not take: they would shadow globals the sandbox
- * (or the code a model writes) relies on.
- */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([
-  "codemode",
-  "console",
-  "input",
-  "workspace",
-  "globalThis",
-  "self",
-  "window",
-  "Deno",
-  "Object",
-  "Array",
-  "Promise",
-  "JSON",
-  "Math",
-  "Date",
-  "Error",
-  "Reflect",
-  "Proxy",
-  "Symbol",
-  "Function",
-  "String",
-  "Number",
-  "Boolean",
-  "BigInt",
-  "Map",
-  "Set",
-  "WeakMap",
-  "WeakSet",
-  "URL",
-  "fetch",
-  "crypto",
-  "performance",
-  "structuredClone",
-  "setTimeout",
-  "clearTimeout",
-  "setInterval",
-  "clearInterval",
-  "queueMicrotask",
-  "atob",
-  "btoa",
-  "eval",
-  "undefined",
-  "NaN",
-  "Infinity",
-  "arguments",
-  "constructor",
-  "prototype",
-  "__proto__",
-]);
-
-/** The outcome of one call. */
-export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+export type { CallOutcome } from "./call_outcome.ts";
+export { RESERVED_NAMES } from "./connector_names.ts";
 
 /**
  * The namespace of a call that names none: the same as the engine's `DEFAULT_NAMESPACE` (this
@@ -120,30 +46,6 @@ interface Entry {
   connector: Connector;
   tools: Map<string, Tool>;
   semaphore: Semaphore;
-}
-
-/** A connector's tools by name; throws `invalid_request` for a bad or repeated name. */
-function toolMap(name: string, list: readonly Tool[]): Map<string, Tool> {
-  const tools = new Map<string, Tool>();
-  for (const tool of list) {
-    if (
-      !TOOL_NAME_PATTERN.test(tool.name) || tool.name === "__proto__" ||
-      tool.name === "constructor"
-    ) {
-      throw new CordonError(
-        "invalid_request",
-        `Cannot add tool "${name}.${tool.name}": bad tool name`,
-      );
-    }
-    if (tools.has(tool.name)) {
-      throw new CordonError(
-        "invalid_request",
-        `Cannot add tool "${name}.${tool.name}": defined twice`,
-      );
-    }
-    tools.set(tool.name, tool);
-  }
-  return tools;
 }
 
 /**
@@ -172,13 +74,7 @@ export class ConnectorRegistry {
 
   /** Adds a connector; throws `invalid_request` for a bad or taken name. */
   add(connector: Connector): void {
-    const name = connector?.name;
-    if (typeof name !== "string" || !NAME_PATTERN.test(name) || RESERVED_NAMES.has(name)) {
-      throw new CordonError(
-        "invalid_request",
-        `Cannot add connector "${name}": a name is a JavaScript identifier of at most 64 characters, not one of the reserved globals`,
-      );
-    }
+    const name = checkConnectorName(connector);
     if (this.#entries.has(name)) {
       throw new CordonError("invalid_request", `Cannot add connector "${name}": the name is taken`);
     }
@@ -332,15 +228,7 @@ export class ConnectorRegistry {
         try {
           return { ok: true, value: await tool.execute!(value, context) };
         } catch (err) {
-          // A connector that says what went wrong in Cordon's words is taken at its word.
-          if (err instanceof CordonError && TOOL_CODES.has(err.code)) {
-            return fail(err.code, err.message, err.details);
-          }
-          return fail(
-            "tool_error",
-            `${err instanceof Error ? err.message : String(err)}`,
-            errorDetails(err),
-          );
+          return thrownOutcome(err);
         }
       })();
       const outcome = await Promise.race([run, timeout]);
@@ -352,20 +240,4 @@ export class ConnectorRegistry {
       release();
     }
   }
-}
-
-function fail(
-  code: ErrorInfo["code"],
-  message: string,
-  details?: Record<string, unknown>,
-): CallOutcome {
-  return { ok: false, error: errorInfo(code, message, details) };
-}
-
-function errorDetails(err: unknown): Record<string, unknown> | undefined {
-  if (err instanceof CordonError) return { code: err.code, ...err.details };
-  if (err instanceof Error && typeof (err as { code?: unknown }).code === "string") {
-    return { code: (err as unknown as { code: string }).code };
-  }
-  return undefined;
 }

@@ -5,91 +5,36 @@
  * {@link Peer.receive}. Values are carried in the tagged encoding of
  * `codec.ts` in both directions.
  *
- * Incoming frames are handled in slices: a burst that arrives at once (a
- * thousand calls under `Promise.all`, twenty thousand console lines) would
- * otherwise be handled in one stretch without a turn of the event loop, and
- * every request's handler continues in microtasks of that same stretch. Once
- * a slice has spent {@link SLICE_BUDGET_MS} or dispatched
- * {@link SLICE_MAX_REQUESTS} requests, later frames wait in order for the
- * next macrotask. Frames keep their order across slices.
+ * Incoming frames are handled in slices (`peer_slices.ts` holds their
+ * bounds): a burst that arrives at once would otherwise be handled in one
+ * stretch without a turn of the event loop, and every request's handler
+ * continues in microtasks of that same stretch. Once a slice is spent,
+ * later frames wait in order for the next macrotask. Frames keep their
+ * order across slices.
  *
  * @module
  */
-import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../errors.ts";
-import { CodecError, decodeValue, encodeValue } from "./codec.ts";
+import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import { decodeValue, encodeValue } from "./codec.ts";
+import { classifyFrame, type RpcId } from "./messages.ts";
+import { failureFrame, methodNotFoundFrame } from "./peer_answers.ts";
+import type { PeerOptions, RequestOptions } from "./peer_options.ts";
+import { failAll, type Pending, settle } from "./peer_pending.ts";
 import {
-  classifyFrame,
-  fromRpcError,
-  RPC_METHOD_NOT_FOUND,
-  type RpcErrorObject,
-  type RpcId,
-  toRpcError,
-} from "./messages.ts";
+  isRequest,
+  type Slice,
+  SLICE_ARM_AT,
+  SLICE_BUDGET_MS,
+  SLICE_MAX_REQUESTS,
+} from "./peer_slices.ts";
 
-/** Handles an incoming request; returns its result or throws a CordonError. */
-export type RequestHandler = (method: string, params: unknown) => unknown | Promise<unknown>;
-/** Handles an incoming notification. */
-export type NotificationHandler = (method: string, params: unknown) => void;
-
-/** Options for {@link Peer}. */
-export interface PeerOptions {
-  /** Writes one frame (a JSON text, no newline). */
-  send(json: string): void | Promise<void>;
-  onRequest?: RequestHandler;
-  onNotification?: NotificationHandler;
-  /** A frame broke the protocol; the peer does not throw for it. */
-  onProtocolError?(info: ErrorInfo): void;
-}
-
-/** Options for {@link Peer.request}. */
-export interface RequestOptions {
-  /** Reject with `tool_timeout`-like `code` after this long. */
-  timeoutMs?: number;
-  /** The error code a deadline produces. */
-  timeoutCode?: ErrorInfo["code"];
-  /**
-   * Called synchronously when the response arrives, before any frame after
-   * it is handled (the promise settles a microtask later).
-   */
-  onAnswer?(): void;
-}
-
-/**
- * The time one slice may spend handling frames before the rest wait for the
- * next macrotask. The trust rule allows 50 ms of stall; a few ms per slice
- * leaves room for the microtasks its requests run afterwards.
- */
-export const SLICE_BUDGET_MS = 4;
-
-/**
- * The requests one slice dispatches. A request's handler goes on in
- * microtasks after the slice (journal write, tool, response) where the
- * budget cannot see it; about 0.1 ms each on the per-call path, so 32 stay
- * within a few ms.
- */
-export const SLICE_MAX_REQUESTS = 32;
-
-/**
- * Frames handled before a slice arms its end timer. Below this a slice has
- * no timer (so quiet traffic costs no timer per frame) and may be stale,
- * begun in an earlier macrotask; it restarts at this point, so a burst is
- * undercounted by at most this many frames.
- */
-const SLICE_ARM_AT = 4;
-
-interface Slice {
-  startedAt: number;
-  requests: number;
-  frames: number;
-  armed: boolean;
-}
-
-interface Pending {
-  onAnswer?(): void;
-  resolve(value: unknown): void;
-  reject(err: CordonError): void;
-  timer?: ReturnType<typeof setTimeout>;
-}
+export type {
+  NotificationHandler,
+  PeerOptions,
+  RequestHandler,
+  RequestOptions,
+} from "./peer_options.ts";
+export { SLICE_BUDGET_MS, SLICE_MAX_REQUESTS } from "./peer_slices.ts";
 
 /**
  * A JSON-RPC peer.
@@ -279,23 +224,7 @@ export class Peer {
           return;
         }
         this.#pending.delete(id!);
-        if (pending.timer !== undefined) clearTimeout(pending.timer);
-        if ("error" in c.frame) {
-          const info = fromRpcError(c.frame.error);
-          pending.onAnswer?.();
-          pending.reject(new CordonError(info.code, info.message, info));
-          return;
-        }
-        let value: unknown;
-        try {
-          value = decodeValue(c.frame.result);
-        } catch (err) {
-          const message = `Cannot decode a response: ${(err as Error).message}`;
-          pending.reject(new CordonError("protocol_error", message));
-          throw err;
-        }
-        pending.onAnswer?.();
-        pending.resolve(value);
+        settle(pending, c.frame);
         return;
       }
     }
@@ -318,39 +247,23 @@ export class Peer {
       if (!isRequest(raw)) this.#handle(raw);
     }
     this.#closed = info;
-    for (const [, p] of this.#pending) {
-      if (p.timer !== undefined) clearTimeout(p.timer);
-      p.reject(new CordonError(info.code, info.message, info));
-    }
-    this.#pending.clear();
+    failAll(this.#pending, info);
   }
 
   async #dispatch(id: RpcId, method: string, params: unknown): Promise<void> {
     const handler = this.#options.onRequest;
     let response: string;
     if (!handler) {
-      response = this.#errorFrame(id, {
-        code: RPC_METHOD_NOT_FOUND,
-        message: `Unknown method ${method}`,
-      });
+      response = methodNotFoundFrame(id, method);
     } else {
       try {
         const result = await handler(method, decodeValue(params));
         response = JSON.stringify({ jsonrpc: "2.0", id, result: encodeValue(result) });
       } catch (err) {
-        const info = err instanceof CodecError
-          ? errorInfo("result_not_serializable", `The result cannot be sent: ${err.message}`, {
-            path: err.path,
-          })
-          : toErrorInfo(err);
-        response = this.#errorFrame(id, toRpcError(info));
+        response = failureFrame(id, err);
       }
     }
     if (!this.#closed) this.#write(response);
-  }
-
-  #errorFrame(id: RpcId | null, error: RpcErrorObject): string {
-    return JSON.stringify({ jsonrpc: "2.0", id, error });
   }
 
   #write(json: string): void {
@@ -361,9 +274,4 @@ export class Peer {
       this.close();
     }
   }
-}
-
-/** A frame that asks for an answer (an id and a method); the cheap test before classifying. */
-function isRequest(raw: unknown): boolean {
-  return raw !== null && typeof raw === "object" && "method" in raw && "id" in raw;
 }
