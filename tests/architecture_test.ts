@@ -226,3 +226,27 @@ Deno.test("no file in src/ grows past 300 lines, and the known long ones do not 
   }
   assert.deepEqual(over, [], "files too long");
 });
+
+Deno.test("tests/ mirrors the capability folders of src/engine and src/service", async () => {
+  const TESTS = fileURLToPath(new URL("./", import.meta.url));
+  const strays: string[] = [];
+  for (const top of Object.keys(FOLDERS)) {
+    for await (const entry of Deno.readDir(join(TESTS, top))) {
+      if (entry.isDirectory && !(entry.name in FOLDERS[top])) strays.push(`${top}/${entry.name}`);
+      if (entry.isFile && entry.name.endsWith("_test.ts")) strays.push(`${top}/${entry.name}`);
+    }
+  }
+  assert.deepEqual(strays, [], "test folders (or tests) outside the capability folders");
+});
+
+Deno.test("every capability folder of engine/ and service/ has a mod.ts that opens by saying what it owns", async () => {
+  const missing: string[] = [];
+  for (const [top, folders] of Object.entries(FOLDERS)) {
+    for (const name of Object.keys(folders)) {
+      if (name.endsWith(".ts")) continue;
+      const text = await Deno.readTextFile(join(SRC, top, name, "mod.ts")).catch(() => "");
+      if (!/^\/\*\*\n \* \S/.test(text)) missing.push(`${top}/${name}/mod.ts`);
+    }
+  }
+  assert.deepEqual(missing, [], "capability folders without a mod.ts doc comment");
+});

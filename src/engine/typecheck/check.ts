@@ -9,7 +9,7 @@
  * program is rebuilt from the previous one (`oldProgram`), so a check
  * parses only the user's file and type-checks only that file.
  *
- * The code is wrapped as `source.ts` wraps it, typed (`typecheck_wrap.ts`),
+ * The code is wrapped as `source/source.ts` wraps it, typed (`wrap.ts`),
  * so lines match the ones the runtime reports; diagnostics wholly in the
  * wrapper are dropped and positions are given in the user's own code
  * (1-based). Problems in the declarations themselves come back apart, in

@@ -1,6 +1,6 @@
 /**
  * Where the user's code sits in the file the type checker checks: which
- * form it is read as, how it is wrapped (as `source.ts` wraps it, so line
+ * form it is read as, how it is wrapped (as `source/source.ts` wraps it, so line
  * numbers match), and how diagnostics are mapped back into it.
  *
  * @module
@@ -9,7 +9,7 @@ import ts from "typescript";
 import { transform } from "sucrase";
 import { scanImports } from "../packages/imports.ts";
 
-/** Which form the code is read as (the same three as `source.ts`). */
+/** Which form the code is read as (the same three as `source/source.ts`). */
 export type CheckForm = "script" | "function" | "module";
 
 /** One problem, located in the user's code (1-based line and column). */
@@ -28,7 +28,7 @@ const MAX_MESSAGE_CHARS = 600;
 /** Unresolvable imports are typed `any` rather than reported: the sandbox decides what loads. */
 const IGNORED_CODES = new Set([2307, 2792]);
 
-// Copied from src/engine/source.ts (which must stay the one that decides at run time).
+// Copied from src/engine/source/source.ts (which must stay the one that decides at run time).
 const MODULE_SYNTAX = /^[ \t]*(?:import[\s{*"']|export[\s{*])/m;
 const FUNCTION_START = /^\s*(?:async\s*(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>))/;
 const SUCRASE_OPTIONS = {
@@ -38,7 +38,7 @@ const SUCRASE_OPTIONS = {
 };
 
 /**
- * The form `source.ts` reads `code` as: a line starting with `import` or
+ * The form `source/source.ts` reads `code` as: a line starting with `import` or
  * `export` makes a module; one async function or arrow, a function;
  * anything else, a script body.
  *
@@ -80,7 +80,7 @@ export interface Wrapped {
 }
 
 /**
- * Wraps `code` as `source.ts` does, typed: the same lines before the code,
+ * Wraps `code` as `source/source.ts` does, typed: the same lines before the code,
  * so its lines and columns are the ones the runtime reports.
  */
 export function wrap(code: string, form: CheckForm, inputType: string): Wrapped {

@@ -38,7 +38,7 @@ function methodNotAllowed(): Response {
  * @example
  * ```ts
  * import { createRuntime } from "../../../mod.ts";
- * import { mcpHttpHandler } from "./front.ts";
+ * import { mcpHttpHandler } from "./mod.ts";
  *
  * await using runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
  * const handler = mcpHttpHandler(runtime);

@@ -66,7 +66,7 @@ const DISCOVERY_HINT =
  * @example
  * ```ts
  * import { createRuntime } from "../../../mod.ts";
- * import { createMcpFront } from "./front.ts";
+ * import { createMcpFront } from "./mod.ts";
  *
  * await using runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
  * const server = await createMcpFront(runtime, { name: "my-tools" });

@@ -12,7 +12,7 @@ import type { ServiceDeps } from "../routes/deps.ts";
 import { refuseCrossSite } from "../http/cross_site.ts";
 import { errorResponse, fail, thrownResponse } from "../http/http.ts";
 import { type Principal, SCOPES } from "../access/keys.ts";
-import { mcpHttpHandler } from "../mcp/front.ts";
+import { mcpHttpHandler } from "../mcp/mod.ts";
 import { allowed, isJsonType, openApiDocument, type Route, runRoute } from "../routes/route.ts";
 import { artifactRoutes } from "../routes/artifacts.ts";
 import { catalogueRoutes } from "../routes/catalogue.ts";

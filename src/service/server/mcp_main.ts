@@ -7,7 +7,7 @@
  */
 import { createRuntime } from "../../engine/mod.ts";
 import { parseFlags, resolveConfig, runMain } from "./cli.ts";
-import { serveMcpStdio } from "../mcp/front.ts";
+import { serveMcpStdio } from "../mcp/mod.ts";
 import { runtimeOptionsOf } from "./server.ts";
 
 if (import.meta.main) {

@@ -10,7 +10,7 @@ import { assertNoSandboxChildren } from "../../_helpers/processes.ts";
 import { durableWorld, readEffects } from "../../_helpers/world.ts";
 import { FROZEN_RUN_FLAGS } from "../../_helpers/deno_run.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../../fixtures/crash_host.ts", import.meta.url));
 
 interface HostEvent {

@@ -11,7 +11,7 @@ import { createRuntime } from "../../../mod.ts";
 import { locationDataDirs } from "../../../src/sandbox/run_ledger.ts";
 import { FROZEN_RUN_FLAGS } from "../../_helpers/deno_run.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../../fixtures/orphan_host.ts", import.meta.url));
 
 /**

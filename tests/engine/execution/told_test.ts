@@ -142,7 +142,7 @@ Deno.test("a rejection the host raised still ends the run rejected; a later forg
 });
 
 Deno.test("concealPaths() names the guest's modules and the home directory neutrally", () => {
-  const src = new URL("../../src/", import.meta.url);
+  const src = new URL("../../../src/", import.meta.url);
   const home = Deno.env.get("HOME") ?? "/home/someone";
   const hidden = Deno.env.get("HOME") ? "~" : home;
   const text = concealPaths(

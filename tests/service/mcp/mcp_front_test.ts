@@ -10,8 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { createRuntime, type Runtime } from "../../../mod.ts";
-import { mcpHttpHandler } from "../../../src/service/mcp/front.ts";
-import type { McpFrontOptions } from "../../../src/service/mcp/front.ts";
+import { mcpHttpHandler } from "../../../src/service/mcp/mod.ts";
+import type { McpFrontOptions } from "../../../src/service/mcp/mod.ts";
 import { frontConnectors } from "../../fixtures/mcp_front_stdio.ts";
 import { FROZEN_RUN_FLAGS } from "../../_helpers/deno_run.ts";
 

@@ -7,7 +7,7 @@
  * @example
  * ```ts
  * import { createRuntime } from "../../../mod.ts";
- * import { mcpHttpHandler } from "./front.ts";
+ * import { mcpHttpHandler } from "./mod.ts";
  *
  * await using runtime = await createRuntime({ db: ":memory:", pool: { size: 0 } });
  * const handler = mcpHttpHandler(runtime, { namespace: "team-a" });
