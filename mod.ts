@@ -60,9 +60,11 @@ export {
   SUPPORTED_LANGUAGES,
 } from "./src/engine/mod.ts";
 export {
+  type ArtifactsApi,
   type CallRecord,
   type CodeForm,
   type CompletedResult,
+  type ControlApi,
   createRuntime,
   DEFAULT_DURABILITY,
   DEFAULT_LIMITS,
@@ -82,6 +84,7 @@ export {
   type ExecutionListener,
   type ExecutionMeta,
   type ExecutionPolicy,
+  type ExecutionsApi,
   type ExecutionSummary,
   type InNamespace,
   type Limits,
@@ -90,6 +93,7 @@ export {
   type PausedResult,
   type PendingAction,
   type PruneExecutionsOptions,
+  type RetentionApi,
   type RetentionOptions,
   type RollbackReport,
   type RunSnippetOptions,
