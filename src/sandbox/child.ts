@@ -7,16 +7,20 @@
  * @module
  */
 import { type ErrorInfo, errorInfo } from "../errors.ts";
-import { type FrameFault, FrameWriter, READ_SLICE_MS, readFrames } from "../rpc/framing.ts";
+import { FrameWriter, READ_SLICE_MS, readFrames } from "../rpc/framing.ts";
 import { bigFrameParser } from "../rpc/big_frames.ts";
 import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
-import type { ChildGroup, MemoryGuard } from "./cgroup.ts";
-import { childArgs } from "./flags.ts";
-import type { OrphanGuard } from "./orphan_guard.ts";
-import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
+import type { ChildGroup } from "./cgroup.ts";
+import { launchChild } from "./child_launch.ts";
+import type { SpawnChildOptions } from "./child_options.ts";
+import { faultInfo, MAX_STDERR_BYTES, readCapped } from "./child_output.ts";
+import { retireRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
+import { allThreadsStopped } from "./proc_threads.ts";
 import { METHOD_READY } from "./protocol.ts";
-import { dirname } from "node:path";
+
+export type { ChildEnvironment, ChildStreamLimits, SpawnChildOptions } from "./child_options.ts";
+export { MAX_STDERR_BYTES };
 
 /**
  * How long {@link SandboxChild.suspend} waits for every thread to show as stopped. SIGSTOP
@@ -24,42 +28,6 @@ import { dirname } from "node:path";
  * first. A second is far past that; a child that takes longer is killed instead.
  */
 export const SUSPEND_WAIT_MS = 1_000;
-
-/** How much of a child's stderr is kept for diagnostics. */
-export const MAX_STDERR_BYTES = 16 * 1024;
-
-/** Where children run and what they may write. */
-export interface ChildEnvironment {
-  /** The Deno binary (the host's own by default). */
-  denoPath: string;
-  /** The trusted guest entry file. */
-  guestEntry: string;
-  /** Cordon's own DENO_DIR. */
-  denoDir: string;
-  /** An empty directory to run in. */
-  cwd: string;
-  memoryGuard: MemoryGuard;
-  allowPrivateNetwork: boolean;
-  /** The host's own addresses, denied to children that may reach allowed hosts. */
-  denyAddresses?: readonly string[];
-  /** Ties each child's life to the host's (absent: children are started unguarded). */
-  orphanGuard?: OrphanGuard;
-}
-
-/** Per-child stream limits, fixed at spawn. */
-export interface ChildStreamLimits {
-  maxFrameBytes: number;
-  maxOutputBytes: number;
-}
-
-/** Options for {@link SandboxChild.spawn}. */
-export interface SpawnChildOptions {
-  env: ChildEnvironment;
-  policy: SandboxPolicy;
-  limits: ChildStreamLimits;
-  /** Memory limit for the child's cgroup, if one is made. */
-  memoryBytes: number;
-}
 
 /** Why and how a child ended. */
 export interface ChildExit {
@@ -81,33 +49,6 @@ export interface ChildHandlers {
   onNotification?: NotificationHandler;
   /** Called once if the child breaks the protocol (the child is then killed). */
   onFault?(info: ErrorInfo): void;
-}
-
-function faultInfo(fault: FrameFault): ErrorInfo {
-  switch (fault.kind) {
-    case "frame_too_large":
-      return errorInfo("protocol_error", `The sandbox sent a frame over ${fault.limit} bytes`);
-    case "frame_too_deep":
-      return errorInfo(
-        "protocol_error",
-        `The sandbox sent a frame nested over ${fault.limit} deep`,
-      );
-    case "output_too_large":
-      return errorInfo(
-        "output_limit",
-        `The sandbox wrote more than ${fault.limit} bytes of output`,
-      );
-    case "malformed":
-      return errorInfo(
-        "protocol_error",
-        "The sandbox wrote something that is not a JSON-RPC frame",
-        {
-          excerpt: fault.excerpt,
-        },
-      );
-    case "unreadable":
-      return errorInfo("protocol_error", `The sandbox sent a frame ${fault.reason}`);
-  }
 }
 
 /**
@@ -211,56 +152,8 @@ export class SandboxChild {
 
   /** Spawns a child, puts it in its own cgroup (if any), and returns at once. */
   static async spawn(options: SpawnChildOptions): Promise<SandboxChild> {
-    const { env, policy } = options;
-    const runId = crypto.randomUUID();
-    const args = childArgs({
-      policy,
-      guestEntry: env.guestEntry,
-      runId,
-      allowPrivateNetwork: env.allowPrivateNetwork,
-      denyAddresses: env.denyAddresses,
-    });
-    const location = await locationDataDirs(env.denoDir, runId);
-    // Noted before it starts: should this host die, the next one wipes the run's storage.
-    await Promise.all([blockCacheStorage(location[1]), noteRun(env.denoDir, runId)]);
-    const group = await env.memoryGuard.create(options.memoryBytes);
-    const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
-    let process: Deno.ChildProcess;
-    try {
-      // Under the guard the spawned program is setpriv: a missing Deno must still fail the spawn.
-      if (command.program !== env.denoPath && env.denoPath.startsWith("/")) {
-        await assertProgram(env.denoPath);
-      }
-      process = new Deno.Command(command.program, {
-        args: command.args,
-        cwd: env.cwd,
-        clearEnv: true,
-        env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-    } catch (err) {
-      await group?.remove();
-      await retireRun(env.denoDir, runId, location);
-      throw err;
-    }
-    if (group) {
-      // The guest runs no user code until its first frame, so moving it now
-      // is in time. If the move fails, the child must not run unguarded.
-      try {
-        await group.add(process.pid);
-      } catch (err) {
-        try {
-          process.kill("SIGKILL");
-        } catch { /* already gone */ }
-        await process.status;
-        await group.remove();
-        await retireRun(env.denoDir, runId, location);
-        throw err;
-      }
-    }
-    return new SandboxChild(process, group, options, { id: runId, location });
+    const { process, group, run } = await launchChild(options);
+    return new SandboxChild(process, group, options, run);
   }
 
   /** True until the process has exited. */
@@ -346,82 +239,4 @@ export class SandboxChild {
     this.kill();
     await this.exited;
   }
-}
-
-/**
- * True when every thread of `pid` is stopped (`T`/`t` in /proc), false while one still runs,
- * undefined when /proc cannot say (the process is gone, or this is not Linux).
- */
-/** Programs already seen to exist, so a spawn costs one stat per binary, not one per child. */
-const knownPrograms = new Set<string>();
-
-/** Throws `NotFound` (as a direct spawn would) unless `path` is a file. */
-async function assertProgram(path: string): Promise<void> {
-  if (knownPrograms.has(path)) return;
-  if (!(await Deno.stat(path)).isFile) {
-    throw new Deno.errors.NotFound(`Cannot run ${path}: not a file`);
-  }
-  knownPrograms.add(path);
-}
-
-async function allThreadsStopped(pid: number): Promise<boolean | undefined> {
-  let tasks: Deno.DirEntry[];
-  try {
-    tasks = await Array.fromAsync(Deno.readDir(`/proc/${pid}/task`));
-  } catch {
-    return undefined;
-  }
-  for (const task of tasks) {
-    let stat: string;
-    try {
-      stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/stat`);
-    } catch {
-      continue; // That thread ended meanwhile.
-    }
-    // The state follows the command name, which is in parentheses and may hold anything.
-    const at = stat.lastIndexOf(")") + 2;
-    const state = stat.slice(at, at + 1);
-    if (state !== "T" && state !== "t") return false;
-  }
-  return tasks.length > 0;
-}
-
-/**
- * Puts an empty file where the run's Cache API storage would go, so `caches.open()` fails in
- * the child and in every Worker it starts. The Cache API writes to the host's disk whatever
- * `--deny-write` says, with no quota (measured: 190 MiB from one run); `localStorage` has
- * Deno's own cap (10 MiB per origin, measured) and is left alone.
- */
-async function blockCacheStorage(cacheDir: string): Promise<void> {
-  await Deno.mkdir(dirname(cacheDir), { recursive: true });
-  await Deno.writeFile(cacheDir, new Uint8Array());
-}
-
-async function readCapped(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-  maxTotal: number,
-  onFlood: () => void,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = "";
-  let kept = 0;
-  let total = 0;
-  try {
-    for await (const chunk of stream) {
-      total += chunk.length;
-      if (total > maxTotal) {
-        onFlood();
-        maxTotal = Infinity;
-      }
-      if (kept < max) {
-        const part = chunk.subarray(0, max - kept);
-        kept += part.length;
-        text += decoder.decode(part, { stream: true });
-      }
-    }
-  } catch {
-    // The pipe broke when the process died.
-  }
-  return text;
 }

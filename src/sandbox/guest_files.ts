@@ -19,6 +19,7 @@ import { sha256Hex as sha256 } from "../hash.ts";
 export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/entry.ts",
   "sandbox/guest/conceal.ts",
+  "sandbox/guest/globals.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

@@ -8,39 +8,18 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo, isErrorCode } from "../../errors.ts";
+import { CordonError, isErrorCode } from "../../errors.ts";
 import { CodecError, encodeValue } from "../../rpc/codec.ts";
 import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
-import {
-  type GuestConnector,
-  HANDLE_METHODS,
-  type LogLevel,
-  METHOD_DESCRIBE,
-  METHOD_HANDLE,
-  METHOD_LOG,
-  METHOD_READ_LOGS,
-  METHOD_READ_RECOVERY,
-  METHOD_READY,
-  METHOD_RUN,
-  METHOD_SEARCH,
-  METHOD_SNIPPET,
-  METHOD_STEP_GET,
-  METHOD_STEP_PUT,
-  METHOD_TOOL_CALL,
-  type RunParams,
-  type RunResult,
-  type SnippetModule,
-} from "../protocol.ts";
+import { METHOD_READY, METHOD_RUN, type RunParams, type RunResult } from "../protocol.ts";
 import { concealHost } from "./conceal.ts";
+import { isToolError, prepareGlobals } from "./globals.ts";
 
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
 
-// Captured before user code can touch the intrinsics.
-const { defineProperty, freeze, create } = Object;
-const weakSetHas = WeakSet.prototype.has;
-const weakSetAdd = WeakSet.prototype.add;
+// Captured before user code can touch the intrinsics (./globals.ts captures its own as it loads).
 const inspect = Deno.inspect;
 const stdout = Deno.stdout;
 const stdin = Deno.stdin;
@@ -53,9 +32,6 @@ for (const name of ["caches", "CacheStorage", "Cache"]) {
 
 /** Host frames are trusted, but a bound keeps a bug from eating memory. */
 const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
-
-/** Errors this guest created for failed tool calls (their code is the host's). */
-const toolErrors = new WeakSet<object>();
 
 const writer = new FrameWriter((bytes) => Promise.resolve(writeAll(bytes)));
 
@@ -78,168 +54,6 @@ const peer = new Peer({
   },
 });
 
-function toolError(connector: string, tool: string, info: ErrorInfo): Error {
-  const err = new Error(`${connector}.${tool}: ${info.message}`) as Error & {
-    code: string;
-    details?: unknown;
-  };
-  err.code = info.code;
-  if (info.details) err.details = info.details;
-  Reflect.apply(weakSetAdd, toolErrors, [err]);
-  return err;
-}
-
-function makeConnector(c: GuestConnector): object {
-  const handle = create(null);
-  for (const tool of c.tools) {
-    const call = async (args?: unknown) => {
-      try {
-        return await peer.request(METHOD_TOOL_CALL, { connector: c.name, tool, args });
-      } catch (err) {
-        const info = err instanceof CordonError
-          ? err.toInfo()
-          : { code: "tool_error" as const, message: String(err) };
-        throw toolError(c.name, tool, info);
-      }
-    };
-    defineProperty(call, "name", { value: tool });
-    defineProperty(handle, tool, { value: call, enumerable: true });
-  }
-  return freeze(handle);
-}
-
-/** The platform object: `codemode.step` records non-deterministic values once. */
-/** Per-execution counters: a session child runs several executions, each counted from zero. */
-const occurrences = new Map<string, number>();
-const runs = new Map<string, number>();
-
-function makeCodemode(): object {
-  const step = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
-    if (typeof name !== "string" || name === "" || typeof fn !== "function") {
-      throw new TypeError("codemode.step(name, fn) needs a name and a function");
-    }
-    const occurrence = occurrences.get(name) ?? 0;
-    occurrences.set(name, occurrence + 1);
-    const got = (await peer.request(METHOD_STEP_GET, { name, occurrence })) as {
-      found: boolean;
-      value?: T;
-      seq?: number;
-    };
-    if (got.found) return got.value as T;
-    const value = await fn();
-    await peer.request(METHOD_STEP_PUT, { name, occurrence, value, seq: got.seq });
-    return value;
-  };
-  const search = (query: string, options?: { limit?: number; cursor?: string }) =>
-    hostCall("search", METHOD_SEARCH, { query, limit: options?.limit, cursor: options?.cursor });
-  const describe = (path: string) => hostCall("describe", METHOD_DESCRIBE, { path });
-  const run = async (name: string, input?: unknown): Promise<unknown> => {
-    const occurrence = runs.get(name) ?? 0;
-    runs.set(name, occurrence + 1);
-    const got =
-      (await hostCall("run", METHOD_SNIPPET, { name, occurrence, input })) as SnippetModule;
-    const mod = await import("data:text/javascript," + encodeURIComponent(got.module));
-    const entry = mod.default;
-    return typeof entry === "function" ? await entry(got.input) : await entry;
-  };
-  const connector = (id: string) => makeHandle(String(id));
-  type Paging = { cursor?: string; limit?: number };
-  // Fields copied one by one: only these cross, whatever else the script's object holds.
-  const readLogs = (o: { logRef: string } & Paging) =>
-    hostCall("readLogs", METHOD_READ_LOGS, {
-      logRef: o?.logRef,
-      cursor: o?.cursor,
-      limit: o?.limit,
-    });
-  const readRecovery = (o: { recoveryRef: string } & Paging) =>
-    hostCall("readRecovery", METHOD_READ_RECOVERY, {
-      recoveryRef: o?.recoveryRef,
-      cursor: o?.cursor,
-      limit: o?.limit,
-    });
-  return freeze({ step, search, describe, run, connector, readLogs, readRecovery });
-}
-
-/**
- * `codemode.connector(id)`: the same methods for every connector. Each returns
- * `{ ok: true, data } | { ok: false, error }` and never throws for an expected failure.
- * `callTool` is a real tool call (authorized, journaled, approvals apply).
- */
-function makeHandle(id: string): object {
-  const handle = create(null);
-  for (const method of HANDLE_METHODS) {
-    const fn = async (...args: unknown[]) => {
-      try {
-        if (method === "callTool") {
-          const [tool, toolArgs] = args;
-          const data = await peer.request(METHOD_TOOL_CALL, {
-            connector: id,
-            tool: String(tool),
-            args: toolArgs,
-          });
-          return { ok: true, data };
-        }
-        return await peer.request(METHOD_HANDLE, { connector: id, method, args });
-      } catch (err) {
-        const info = err instanceof CordonError
-          ? err.toInfo()
-          : { code: "tool_error" as const, message: String(err) };
-        const error: Record<string, unknown> = { code: info.code, message: info.message };
-        if (info.details) error.details = info.details;
-        return { ok: false, error };
-      }
-    };
-    defineProperty(fn, "name", { value: method });
-    defineProperty(handle, method, { value: fn, enumerable: true });
-  }
-  return freeze(handle);
-}
-
-/** A platform request whose failure reads like a failed tool call (`codemode.<what>: …`). */
-async function hostCall(what: string, method: string, params: unknown): Promise<unknown> {
-  try {
-    return await peer.request(method, params);
-  } catch (err) {
-    const info = err instanceof CordonError
-      ? err.toInfo()
-      : { code: "tool_error" as const, message: String(err) };
-    throw toolError("codemode", what, info);
-  }
-}
-
-function installGlobals(connectors: GuestConnector[]): void {
-  for (const c of connectors) {
-    defineProperty(globalThis, c.name, {
-      value: makeConnector(c),
-      writable: false,
-      configurable: false,
-      enumerable: false,
-    });
-  }
-  defineProperty(globalThis, "codemode", {
-    value: makeCodemode(),
-    writable: false,
-    configurable: false,
-    enumerable: false,
-  });
-  const send = (level: LogLevel) => (...args: unknown[]) => {
-    const message = args.map((a) =>
-      typeof a === "string" ? a : inspect(a, { depth: 4, colors: false })
-    ).join(" ");
-    peer.notify(METHOD_LOG, { level, message });
-  };
-  const captured = {
-    ...console,
-    log: send("log"),
-    info: send("info"),
-    warn: send("warn"),
-    error: send("error"),
-    debug: send("debug"),
-    trace: send("debug"),
-  };
-  defineProperty(globalThis, "console", { value: captured, writable: true, configurable: true });
-}
-
 /** The script's own line and column for an error, from its stack. */
 function locate(err: unknown, lineOffset: number): { line: number; column: number } | undefined {
   const stack = err instanceof Error && typeof err.stack === "string" ? err.stack : "";
@@ -255,7 +69,7 @@ function locate(err: unknown, lineOffset: number): { line: number; column: numbe
 
 function scriptFailure(err: unknown, lineOffset: number): CordonError {
   const location = locate(err, lineOffset);
-  if (err !== null && typeof err === "object" && Reflect.apply(weakSetHas, toolErrors, [err])) {
+  if (isToolError(err)) {
     const e = err as Error & { code: string; details?: Record<string, unknown> };
     const code = isErrorCode(e.code) ? e.code : "tool_error";
     return new CordonError(code, e.message, { details: e.details, location });
@@ -302,56 +116,8 @@ function checkResult(value: unknown, maxBytes: number): void {
   }
 }
 
-/**
- * `workspace`: the directory this execution may read and write, with small helpers. Paths are
- * relative to it; the child's permissions refuse anything outside, whatever the path says.
- */
-function makeWorkspace(dir: string): object {
-  const path = (rel = ".") => {
-    const p = String(rel);
-    if (p.startsWith("/") || p.split("/").includes("..")) {
-      throw new TypeError(`workspace.path("${p}"): paths are relative and stay in the workspace`);
-    }
-    return p === "." || p === "" ? dir : `${dir}/${p}`;
-  };
-  return freeze({
-    dir,
-    path,
-    readText: (rel: string) => Deno.readTextFile(path(rel)),
-    writeText: async (rel: string, text: string) => {
-      const full = path(rel);
-      const parent = full.slice(0, full.lastIndexOf("/"));
-      if (parent.length > dir.length) await Deno.mkdir(parent, { recursive: true });
-      await Deno.writeTextFile(full, String(text));
-    },
-    readBytes: (rel: string) => Deno.readFile(path(rel)),
-    writeBytes: (rel: string, bytes: Uint8Array) => Deno.writeFile(path(rel), bytes),
-    list: async (rel = ".") => {
-      const names: string[] = [];
-      for await (const e of Deno.readDir(path(rel))) {
-        names.push(e.isDirectory ? `${e.name}/` : e.name);
-      }
-      return names.sort();
-    },
-  });
-}
-
-/** Globals are installed by the first run; a session's later runs reuse them. */
-let installed = false;
-
 async function run(params: RunParams): Promise<RunResult> {
-  if (!installed) {
-    installGlobals(params.connectors);
-    installed = true;
-  }
-  occurrences.clear();
-  runs.clear();
-  defineProperty(globalThis, "workspace", {
-    value: params.workspace ? makeWorkspace(params.workspace.dir) : undefined,
-    writable: false,
-    configurable: true,
-    enumerable: false,
-  });
+  prepareGlobals(peer, params);
   let value: unknown;
   try {
     const mod = await import("data:text/javascript," + encodeURIComponent(params.module));

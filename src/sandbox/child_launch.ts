@@ -1,0 +1,97 @@
+/**
+ * Starting one sandbox child's process: its command line, its run noted in the ledger with the
+ * Cache API blocked, its cgroup, the orphan guard's wrapper, and the clean-up when any of it
+ * fails. {@link launchChild} returns a process that runs no user code yet; `SandboxChild`
+ * (child.ts) takes it from there.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import type { ChildGroup } from "./cgroup.ts";
+import type { SpawnChildOptions } from "./child_options.ts";
+import { childArgs } from "./flags.ts";
+import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
+
+/** A started child process, with its cgroup and its run's id and storage. */
+export interface LaunchedChild {
+  process: Deno.ChildProcess;
+  group: ChildGroup | undefined;
+  run: { id: string; location: readonly string[] };
+}
+
+/** Spawns the child's process and puts it in its own cgroup (if any). */
+export async function launchChild(options: SpawnChildOptions): Promise<LaunchedChild> {
+  const { env, policy } = options;
+  const runId = crypto.randomUUID();
+  const args = childArgs({
+    policy,
+    guestEntry: env.guestEntry,
+    runId,
+    allowPrivateNetwork: env.allowPrivateNetwork,
+    denyAddresses: env.denyAddresses,
+  });
+  const location = await locationDataDirs(env.denoDir, runId);
+  // Noted before it starts: should this host die, the next one wipes the run's storage.
+  await Promise.all([blockCacheStorage(location[1]), noteRun(env.denoDir, runId)]);
+  const group = await env.memoryGuard.create(options.memoryBytes);
+  const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
+  let process: Deno.ChildProcess;
+  try {
+    // Under the guard the spawned program is setpriv: a missing Deno must still fail the spawn.
+    if (command.program !== env.denoPath && env.denoPath.startsWith("/")) {
+      await assertProgram(env.denoPath);
+    }
+    process = new Deno.Command(command.program, {
+      args: command.args,
+      cwd: env.cwd,
+      clearEnv: true,
+      env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (err) {
+    await group?.remove();
+    await retireRun(env.denoDir, runId, location);
+    throw err;
+  }
+  if (group) {
+    // The guest runs no user code until its first frame, so moving it now
+    // is in time. If the move fails, the child must not run unguarded.
+    try {
+      await group.add(process.pid);
+    } catch (err) {
+      try {
+        process.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await process.status;
+      await group.remove();
+      await retireRun(env.denoDir, runId, location);
+      throw err;
+    }
+  }
+  return { process, group, run: { id: runId, location } };
+}
+
+/** Programs already seen to exist, so a spawn costs one stat per binary, not one per child. */
+const knownPrograms = new Set<string>();
+
+/** Throws `NotFound` (as a direct spawn would) unless `path` is a file. */
+async function assertProgram(path: string): Promise<void> {
+  if (knownPrograms.has(path)) return;
+  if (!(await Deno.stat(path)).isFile) {
+    throw new Deno.errors.NotFound(`Cannot run ${path}: not a file`);
+  }
+  knownPrograms.add(path);
+}
+
+/**
+ * Puts an empty file where the run's Cache API storage would go, so `caches.open()` fails in
+ * the child and in every Worker it starts. The Cache API writes to the host's disk whatever
+ * `--deny-write` says, with no quota (measured: 190 MiB from one run); `localStorage` has
+ * Deno's own cap (10 MiB per origin, measured) and is left alone.
+ */
+async function blockCacheStorage(cacheDir: string): Promise<void> {
+  await Deno.mkdir(dirname(cacheDir), { recursive: true });
+  await Deno.writeFile(cacheDir, new Uint8Array());
+}
