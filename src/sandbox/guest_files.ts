@@ -26,6 +26,11 @@ export const GUEST_MODULES: readonly string[] = [
   "rpc/line_splitter.ts",
   "rpc/messages.ts",
   "rpc/peer.ts",
+  "rpc/peer_answers.ts",
+  "rpc/peer_options.ts",
+  "rpc/peer_pending.ts",
+  "rpc/peer_slices.ts",
+  "rpc/predecoded.ts",
   "errors.ts",
 ];
 
