@@ -15,9 +15,7 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
-import { CodecError, encodeValue, MAX_VALUE_DEPTH } from "../../rpc/codec.ts";
-import type { InStatement } from "@libsql/client";
+import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
 import {
   appendStatement,
   type CallEntry,
@@ -26,8 +24,10 @@ import {
   type PendingNeed,
   setStateStatement,
 } from "../../store/calls.ts";
+import { CommitQueue } from "./commit_queue.ts";
+import { canonicalJson, durableJson } from "./durable_value.ts";
 
-const encoder = new TextEncoder();
+export { canonicalJson, durableJson } from "./durable_value.ts";
 
 /** What the pass should do with a call. */
 export type JournalDecision =
@@ -43,55 +43,6 @@ export interface CallPolicy {
   reexecute: boolean;
 }
 
-/** A JSON text with object keys sorted, so equal arguments compare equal. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(encodeValue(value)));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    out[key] = sortKeys((value as Record<string, unknown>)[key]);
-  }
-  return out;
-}
-
-/**
- * Encodes a value for the log, refusing one over `maxBytes`, and one the
- * codec cannot carry (a function, a cycle, a `Float32Array`, nesting past
- * {@link MAX_VALUE_DEPTH}) with `unencodable`: `invalid_output` for what a
- * tool or a person returned, `invalid_input` for what the script sent.
- */
-export function durableJson(
-  value: unknown,
-  maxBytes: number,
-  what: string,
-  unencodable: "invalid_input" | "invalid_output" = "invalid_output",
-): string {
-  let json: string;
-  try {
-    json = JSON.stringify(encodeValue(value)) ?? "null";
-  } catch (err) {
-    if (!(err instanceof CodecError)) throw err;
-    throw new CordonError(
-      unencodable,
-      `${what} cannot be carried: ${err.message}; return plain data (Uint8Array for bytes)`,
-      { details: { path: err.path, maxDepth: MAX_VALUE_DEPTH } },
-    );
-  }
-  const bytes = encoder.encode(json).length;
-  if (bytes > maxBytes) {
-    throw new CordonError(
-      "value_too_large",
-      `${what} is ${bytes} bytes, over the ${maxBytes}-byte limit of the call log; pass a reference (an artifact name or an id) instead of the value`,
-      { details: { bytes, limit: maxBytes } },
-    );
-  }
-  return json;
-}
-
 interface Recorded {
   entry: CallEntry;
   key: string;
@@ -100,15 +51,13 @@ interface Recorded {
 
 /** The journal of one execution for one pass. */
 export class CallJournal {
-  readonly #store: CallStore;
   readonly #executionId: string;
   readonly #maxBytes: number;
   readonly #recorded: Recorded[];
   #nextSeq: number;
   /** Entries this pass appended or touched, in seq order (for the result). */
   readonly touched = new Map<number, CallEntry>();
-  #queue: { statements: InStatement[]; done: PromiseWithResolvers<void> }[] = [];
-  #draining: Promise<void> | undefined;
+  readonly #writes: CommitQueue;
 
   readonly #onChange?: (entry: CallEntry) => void;
 
@@ -120,7 +69,7 @@ export class CallJournal {
     onChange?: (entry: CallEntry) => void,
   ) {
     this.#onChange = onChange;
-    this.#store = store;
+    this.#writes = new CommitQueue(store);
     this.#executionId = executionId;
     this.#maxBytes = maxDurableValueBytes;
     this.#recorded = recorded.map((entry) => ({
@@ -182,7 +131,7 @@ export class CallJournal {
     };
     if (policy.needs) entry.needs = policy.needs;
     // Durable before anything executes: the call waits for its entry's commit.
-    await this.#write(appendStatement(entry, argsJson));
+    await this.#writes.write(appendStatement(entry, argsJson));
     this.touched.set(seq, entry);
     this.#onChange?.(entry);
     return policy.needs
@@ -196,7 +145,7 @@ export class CallJournal {
     switch (entry.state) {
       case "applied":
         if (policy.reexecute) {
-          await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+          await this.#writes.write(setStateStatement(this.#executionId, seq, "executing"));
           entry.state = "executing";
           return { kind: "execute", seq };
         }
@@ -212,7 +161,7 @@ export class CallJournal {
         };
       case "pending":
         if (entry.decision === "approved") {
-          await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+          await this.#writes.write(setStateStatement(this.#executionId, seq, "executing"));
           entry.state = "executing";
           return { kind: "execute", seq };
         }
@@ -264,7 +213,7 @@ export class CallJournal {
       result: value,
       startedAt: Date.now(),
     };
-    await this.#write(
+    await this.#writes.write(
       appendStatement(entry, canonicalJson(args)),
       finishStatement(this.#executionId, seq, "applied", { resultJson }),
     );
@@ -301,7 +250,7 @@ export class CallJournal {
     // Written behind: the script goes on at once, and every later write (the next call's
     // entry, a pause, the end) commits after this one. A crash before it commits leaves the
     // entry `executing`, which is what a crash during the call leaves too.
-    this.#write(
+    this.#writes.write(
       finishStatement(
         this.#executionId,
         seq,
@@ -319,7 +268,7 @@ export class CallJournal {
       entry.state = "executing";
       this.#onChange?.(entry);
     }
-    await this.#write(setStateStatement(this.#executionId, seq, "executing"));
+    await this.#writes.write(setStateStatement(this.#executionId, seq, "executing"));
   }
 
   /** Entries of earlier passes this pass never reached. */
@@ -330,34 +279,7 @@ export class CallJournal {
   }
 
   /** Waits for every write this journal queued. */
-  async flush(): Promise<void> {
-    while (this.#draining) await this.#draining;
-  }
-
-  /**
-   * Queues statements; they commit in order, and statements queued while a
-   * commit is under way commit together in one transaction (group commit),
-   * so a thousand calls under Promise.all cost a few transactions, not a thousand.
-   */
-  #write(...statements: InStatement[]): Promise<void> {
-    const done = Promise.withResolvers<void>();
-    this.#queue.push({ statements, done });
-    if (!this.#draining) this.#draining = this.#drain();
-    return done.promise;
-  }
-
-  async #drain(): Promise<void> {
-    while (this.#queue.length > 0) {
-      const group = this.#queue.splice(0);
-      const statements = group.flatMap((g) => g.statements);
-      try {
-        if (statements.length === 1) await this.#store.db.execute(statements[0]);
-        else await this.#store.db.batch(statements);
-        for (const g of group) g.done.resolve();
-      } catch (err) {
-        for (const g of group) g.done.reject(err);
-      }
-    }
-    this.#draining = undefined;
+  flush(): Promise<void> {
+    return this.#writes.flush();
   }
 }

@@ -8,77 +8,14 @@
  */
 import { CordonError } from "../../errors.ts";
 import { newId, newSecret } from "../../ids.ts";
-import type { SandboxChild } from "../../sandbox/child.ts";
-import type { RecoveryClass, RecoveryEntry, SessionStore } from "../../store/sessions.ts";
-import type { Workspace } from "../workspaces/workspace.ts";
+import type { RecoveryEntry, SessionStore } from "../../store/sessions.ts";
+import { chooseVictim } from "./eviction.ts";
+import type { SessionSettings } from "./settings.ts";
+import type { LiveSession, SessionInfo } from "./types.ts";
 
-/** Session settings, each with its reason. */
-export interface SessionSettings {
-  /** An idle session is closed after this long (ms). */
-  idleTtlMs: number;
-  /** Live sessions per runtime; past it the least recently used idle one is closed. */
-  maxSessions: number;
-  /**
-   * Live sessions per namespace (tenant); past it that namespace's least recently used idle
-   * session is closed, never another namespace's. At most {@link maxSessions}.
-   */
-  maxSessionsPerNamespace: number;
-  /** Journal entries kept per session (the newest). */
-  journalEntries: number;
-  /** Code kept per journal entry, in characters. */
-  maxJournalCodeChars: number;
-  /** Ended sessions' journals are deleted after this long (ms). */
-  retainMs: number;
-}
-
-/** Session defaults. */
-export const DEFAULT_SESSIONS: Readonly<SessionSettings> = Object.freeze({
-  // Long enough for an agent to think between steps; short enough not to hoard children.
-  idleTtlMs: 30 * 60_000,
-  // Each holds a child (~10 MiB idle, up to its memory limit): a bounded cost.
-  maxSessions: 16,
-  // Half the host: one tenant alone cannot hold every session, so a second always gets some.
-  maxSessionsPerNamespace: 8,
-  // A working session rarely needs more than the last couple of hundred steps to rebuild.
-  journalEntries: 200,
-  // Enough for the scripts a model writes; longer ones are cut, and say so.
-  maxJournalCodeChars: 8_000,
-  // A week to look back, then it is deleted, not hidden.
-  retainMs: 7 * 24 * 60 * 60_000,
-});
-
-/** A session this process holds. */
-export interface LiveSession {
-  id: string;
-  namespace: string;
-  recoveryRef: string;
-  declarationHash: string;
-  /** The policy its child was started with; later executions must match it. */
-  policyKey: string;
-  child?: SandboxChild;
-  busy: boolean;
-  lastUsedAt: number;
-  /** Executions run so far (0 before the first ends). */
-  executions: number;
-  /** The workspace its executions share, when it was started with one. */
-  workspace?: Workspace;
-}
-
-/** A session as listed. */
-export interface SessionInfo {
-  /** Its id, for `execute({ sessionId })`. */
-  sessionId: string;
-  /** The namespace it belongs to. */
-  namespace: string;
-  /** An execution runs in it now. */
-  busy: boolean;
-  /** Executions it has run. */
-  executions: number;
-  /** When it was last used (ms since the epoch). */
-  lastUsedAt: number;
-  /** When it will be closed if left idle. */
-  expiresAt: number;
-}
+export { classify } from "./classify.ts";
+export { DEFAULT_SESSIONS, type SessionSettings } from "./settings.ts";
+export type { LiveSession, SessionInfo } from "./types.ts";
 
 function notFound(id: string, why: string): CordonError {
   return new CordonError("session_not_found", `Session ${id} ${why}`, {
@@ -107,60 +44,12 @@ export class SessionManager {
     return this.#live.get(id);
   }
 
-  /** Live sessions of `namespace`. */
-  #count(namespace: string): number {
-    let n = 0;
-    for (const s of this.#live.values()) if (s.namespace === namespace) n++;
-    return n;
-  }
-
-  /**
-   * The session to close so `namespace` may open one, undefined when none need close; throws
-   * `limit_exceeded` when one must but every candidate is busy. A namespace at its own cap
-   * gives up its least recently used idle session. When the host is full, the victim is the
-   * least recently used idle session of the namespace holding the most, and only if that
-   * namespace holds more than the opener: a tenant never loses a session to one holding as
-   * many as it does or more, so every tenant keeps a fair share.
-   */
-  #victim(namespace: string): LiveSession | undefined {
-    const { maxSessions } = this.settings;
-    const perNamespace = Math.min(this.settings.maxSessionsPerNamespace, maxSessions);
-    const mine = this.#count(namespace);
-    const idle = [...this.#live.values()].filter((s) => !s.busy);
-    if (mine >= perNamespace) {
-      const own = idle.filter((s) => s.namespace === namespace)
-        .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-      if (own) return own;
-      throw new CordonError(
-        "limit_exceeded",
-        `All ${mine} sessions of namespace "${namespace}" are busy and it may hold at most ${perNamespace}; close one or try again when one is free`,
-        { details: { maxSessionsPerNamespace: perNamespace } },
-      );
-    }
-    if (this.#live.size < maxSessions) return undefined;
-    const counts = new Map<string, number>();
-    for (const s of this.#live.values()) {
-      counts.set(s.namespace, (counts.get(s.namespace) ?? 0) + 1);
-    }
-    const victim = idle
-      .filter((s) => s.namespace === namespace || counts.get(s.namespace)! > mine)
-      .sort((a, b) =>
-        counts.get(b.namespace)! - counts.get(a.namespace)! || a.lastUsedAt - b.lastUsedAt
-      )[0];
-    if (victim) return victim;
-    throw new CordonError(
-      "limit_exceeded",
-      `All ${maxSessions} sessions are busy or held by namespaces with no more than this one's ${mine}; try again when one is free`,
-      { details: { maxSessions } },
-    );
-  }
-
   /**
    * Opens a new session (busy with its first execution), closing the session that makes room
    * for it, if one must close: see {@link SessionSettings.maxSessionsPerNamespace}.
    */
   async open(namespace: string, declarationHash: string, policyKey: string): Promise<LiveSession> {
-    const victim = this.#victim(namespace);
+    const victim = chooseVictim(this.#live, namespace, this.settings);
     // The victim leaves and the new session takes its place before anything is awaited, so
     // opens racing each other cannot all see room and overshoot the caps.
     const evicted = victim ? this.dispose(victim, "evicted") : undefined;
@@ -325,18 +214,4 @@ export class SessionManager {
   async closeAll(reason: string): Promise<void> {
     for (const s of [...this.#live.values()]) await this.dispose(s, reason);
   }
-}
-
-/** How an execution's effects are judged, from what it actually did. */
-export function classify(
-  outcome: { ok: boolean; code?: string },
-  calls: { kind: string; readOnly: boolean }[],
-): RecoveryClass {
-  if (calls.some((c) => c.kind === "tool" && !c.readOnly)) return "side_effecting";
-  const crashed = !outcome.ok && /^(sandbox_|interrupted|protocol_error|spawn_failed)/.test(
-    outcome.code ?? "",
-  );
-  if (crashed) return "unknown";
-  // Declarations, pure computation and read-only calls: safe to run again to rebuild state.
-  return "setup_like";
 }

@@ -9,13 +9,7 @@
  * @module
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
-import type { JsonSchema } from "../../connectors/types.ts";
 import { schemaToTs } from "../../connectors/typegen/mod.ts";
-import {
-  type CompiledSchema,
-  compileJsonSchema,
-  type SchemaBounds,
-} from "../../connectors/json_schema.ts";
 import { CordonError } from "../../errors.ts";
 import type { SnippetModule } from "../../sandbox/protocol.ts";
 import type { CallStore } from "../../store/calls.ts";
@@ -26,112 +20,33 @@ import type { Checker } from "../typecheck/checker.ts";
 import { type PreparedSource, prepareSource } from "../source/source.ts";
 import { formOf, type TypeDiagnostic } from "../typecheck/check.ts";
 import { checkNamespace } from "../common/namespace.ts";
+import {
+  checkName,
+  MAX_INPUT_SCHEMA_CHARS,
+  MAX_SNIPPET_DESCRIPTION_CHARS,
+  validatorOf,
+} from "./rules.ts";
+import {
+  type PreparedSnippet,
+  type SaveSnippetOptions,
+  type SnippetDetails,
+  type SnippetInfo,
+  toSnippetInfo,
+} from "./types.ts";
 
-/** Names: a letter, then letters, digits, `_` or `-`; short enough to read in a prompt. */
-export const SNIPPET_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
-/** A description is for a model to choose by; a paragraph is plenty. */
-export const MAX_SNIPPET_DESCRIPTION_CHARS = 2_000;
-/** An input schema is a contract, not a payload. */
-export const MAX_INPUT_SCHEMA_CHARS = 64 * 1024;
-/**
- * How large an input schema may be in subschemas, nesting and patterns: it
- * comes with a request and compiles on the host's event loop (about 0.1-0.5 ms
- * a node and 1 ms a pattern), so it stays well inside the 50 ms every request
- * may take from it. An input is a handful of named fields.
- */
-export const INPUT_SCHEMA_BOUNDS: SchemaBounds = { nodes: 200, depth: 16, patterns: 20 };
-
-/** A snippet as callers see it. */
-export interface SnippetInfo {
-  /** The name it runs by: a letter, then letters, digits, `_` or `-` (at most 64). */
-  name: string;
-  /** This version's number, from 1; each save under the name adds one. */
-  version: number;
-  /** What it does, for a model choosing by search. */
-  description: string;
-  /** The JSON Schema its input must match, when it was saved with one. */
-  inputSchema?: JsonSchema;
-  /** The connectors its code uses; it does not run without them. */
-  connectors: string[];
-  /** True when, checked again after the tool declarations changed, it no longer type-checks. */
-  stale: boolean;
-  /** When this version was saved, in ms since the epoch. */
-  createdAt: number;
-  /** The completed execution its code was saved from. */
-  sourceExecutionId?: string;
-}
-
-/** One snippet with its code and the versions kept. */
-export interface SnippetDetails extends SnippetInfo {
-  /** The code of this (the newest) version. */
-  code: string;
-  /** Every version kept, newest first. */
-  versions: number[];
-}
-
-/** What `saveSnippet()` takes. */
-export interface SaveSnippetOptions {
-  /** The completed execution whose code is saved; the snippet goes in its namespace. */
-  executionId: string;
-  /** What it does, for a model choosing by search; at most 2,000 characters. */
-  description: string;
-  /** A JSON Schema its input must match (at most 65,536 characters); it also types `input`. */
-  inputSchema?: JsonSchema;
-}
-
-/** A snippet cleared to run, with its validated input. */
-export interface PreparedSnippet {
-  row: SnippetRow;
-  input: unknown;
-  diagnostics: TypeDiagnostic[];
-}
-
-export function toSnippetInfo(r: SnippetRow): SnippetInfo {
-  const info: SnippetInfo = {
-    name: r.name,
-    version: r.version,
-    description: r.description,
-    connectors: r.connectors,
-    stale: r.stale,
-    createdAt: r.createdAt,
-  };
-  if (r.inputSchema) info.inputSchema = r.inputSchema;
-  if (r.sourceExecutionId) info.sourceExecutionId = r.sourceExecutionId;
-  return info;
-}
-
-function checkName(name: unknown): string {
-  if (typeof name !== "string" || !SNIPPET_NAME.test(name)) {
-    throw new CordonError(
-      "invalid_request",
-      `Invalid snippet name ${
-        JSON.stringify(name)
-      }: use a letter, then letters, digits, _ or - (at most 64)`,
-    );
-  }
-  return name;
-}
-
-/**
- * Compiles a JSON Schema to a validator, or says why it cannot. A schema being
- * saved is refused for a pattern the linear-time engine cannot run (its author
- * can rewrite it); one saved before such patterns were refused has them
- * ignored.
- */
-function validatorOf(schema: JsonSchema, saving: boolean): CompiledSchema {
-  try {
-    return compileJsonSchema(schema, {
-      unsupportedPatterns: saving ? "refuse" : "ignore",
-      bounds: INPUT_SCHEMA_BOUNDS,
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new CordonError(
-      "invalid_request",
-      `The input schema cannot be used: ${message.replace(/^The schema cannot be used: /, "")}`,
-    );
-  }
-}
+export {
+  INPUT_SCHEMA_BOUNDS,
+  MAX_INPUT_SCHEMA_CHARS,
+  MAX_SNIPPET_DESCRIPTION_CHARS,
+  SNIPPET_NAME,
+} from "./rules.ts";
+export {
+  type PreparedSnippet,
+  type SaveSnippetOptions,
+  type SnippetDetails,
+  type SnippetInfo,
+  toSnippetInfo,
+} from "./types.ts";
 
 /** Snippet operations of one runtime. */
 export class Snippets {

@@ -13,44 +13,23 @@
  *
  * @module
  */
-import { join, normalize, relative } from "node:path";
+import { join, relative } from "node:path";
 import { CordonError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import {
   type Workspace,
   WORKSPACE_DEFAULTS,
-  WORKSPACE_MAX_QUOTA_ENTRIES,
   type WorkspaceHost,
   type WorkspaceRequest,
 } from "./types.ts";
 import { sha256Hex as sha256 } from "../../hash.ts";
-import { MAX_GLOB_CHARS } from "./glob.ts";
+import { bad, insidePath, WORKSPACE_ID as ID } from "./request.ts";
 
 export * from "./types.ts";
 export { collectOutputs, workspaceBytes } from "./outputs.ts";
 export { compileGlob, type Glob, MAX_GLOB_CHARS } from "./glob.ts";
 export { quotaError, type WorkspaceQuota, type WorkspaceUsage, workspaceUsage } from "./quota.ts";
-
-const ID = /^ws_[0-9a-f]{32}$/;
-
-/** Output globs one run may give: each is matched against every file the workspace holds. */
-export const MAX_OUTPUT_GLOBS = 50;
-
-function bad(message: string): CordonError {
-  return new CordonError("invalid_request", `Workspace: ${message}`);
-}
-
-/** A relative path inside the workspace, normalized; anything that could leave it is refused. */
-export function insidePath(path: unknown): string {
-  if (typeof path !== "string" || path === "" || path.length > 1_000 || path.includes("\0")) {
-    throw bad(`"${String(path).slice(0, 100)}" is not a path`);
-  }
-  const norm = normalize(path).replace(/^\.\/+/, "");
-  if (norm.startsWith("/") || norm === ".." || norm.startsWith("../") || norm === ".") {
-    throw bad(`"${path}" leaves the workspace; paths are relative and stay inside it`);
-  }
-  return norm;
-}
+export { checkWorkspaceRequest, insidePath, MAX_OUTPUT_GLOBS } from "./request.ts";
 
 function metaPath(root: string, id: string): string {
   return join(root, `${id}.json`);
@@ -92,83 +71,6 @@ async function copyTree(from: string, to: string): Promise<void> {
   if (!info.isDirectory) throw bad(`"${from}" is neither a file nor a directory`);
   await Deno.mkdir(to, { recursive: true });
   for await (const e of Deno.readDir(from)) await copyTree(join(from, e.name), join(to, e.name));
-}
-
-/** Checks a request's shape before anything is written. */
-export function checkWorkspaceRequest(req: unknown): WorkspaceRequest {
-  if (req === null || typeof req !== "object" || Array.isArray(req)) {
-    throw bad("give an object ({ files?, inputs?, outputs?, persist?, id? })");
-  }
-  const r = req as WorkspaceRequest;
-  let inline = 0;
-  for (const [p, v] of Object.entries(r.files ?? {})) {
-    insidePath(p);
-    if (typeof v === "string") inline += v.length;
-    else if (v && typeof v === "object" && typeof v.base64 === "string") inline += v.base64.length;
-    else throw bad(`file "${p}" must be text or { base64 }`);
-  }
-  for (const [p, v] of Object.entries(r.bootstrap ?? {})) {
-    insidePath(p);
-    if (typeof v !== "string") throw bad(`bootstrap file "${p}" must be text`);
-    inline += v.length;
-  }
-  if (inline > WORKSPACE_DEFAULTS.maxInlineBytes) {
-    throw bad(`inline files are over ${WORKSPACE_DEFAULTS.maxInlineBytes} bytes; use artifacts`);
-  }
-  for (const [p, v] of Object.entries(r.inputs ?? {})) {
-    insidePath(p);
-    if (typeof v !== "string" || !/^(artifact|workspace):\/\//.test(v)) {
-      throw bad(`input "${p}" must be artifact://name[@version] or workspace://<id>/<path>`);
-    }
-  }
-  for (const s of r.stage ?? []) {
-    if (typeof s?.from !== "string" || !s.from.startsWith("/")) {
-      throw bad("stage.from must be an absolute host path");
-    }
-    insidePath(s.to);
-  }
-  if (r.id !== undefined && (typeof r.id !== "string" || !ID.test(r.id))) {
-    throw bad(`"${String(r.id).slice(0, 80)}" is not a workspace id`);
-  }
-  if (r.outputs !== undefined) {
-    const o = r.outputs;
-    if (!Array.isArray(o?.globs) || o.globs.some((g) => typeof g !== "string" || g === "")) {
-      throw bad("outputs.globs must be a list of globs");
-    }
-    if (o.globs.length > MAX_OUTPUT_GLOBS) {
-      throw bad(`outputs.globs holds at most ${MAX_OUTPUT_GLOBS} globs`);
-    }
-    const long = o.globs.find((g) => g.length > MAX_GLOB_CHARS);
-    if (long !== undefined) {
-      throw bad(`a glob is at most ${MAX_GLOB_CHARS} characters (one has ${long.length})`);
-    }
-    for (const g of o.globs) insidePath(g.replace(/\*+/g, "x"));
-    for (const k of ["maxFiles", "maxFileBytes", "maxTotalBytes"] as const) {
-      const v = o[k];
-      if (v !== undefined && !(Number.isSafeInteger(v) && v > 0)) {
-        throw bad(`outputs.${k} must be a positive whole number`);
-      }
-    }
-    if (o.saveAs !== undefined && typeof o.saveAs?.prefix !== "string") {
-      throw bad('outputs.saveAs needs a prefix ("" for none)');
-    }
-  }
-  const q = r.quotaBytes;
-  if (q !== undefined && !(Number.isSafeInteger(q) && q > 0)) {
-    throw bad("quotaBytes must be a positive whole number");
-  }
-  const e = r.quotaEntries;
-  if (e !== undefined && !(Number.isSafeInteger(e) && e > 0)) {
-    throw bad("quotaEntries must be a positive whole number");
-  }
-  if (e !== undefined && e > WORKSPACE_MAX_QUOTA_ENTRIES) {
-    throw new CordonError(
-      "limit_exceeded",
-      `quotaEntries ${e} is above the maximum ${WORKSPACE_MAX_QUOTA_ENTRIES}`,
-      { details: { limit: "quotaEntries", requested: e, maximum: WORKSPACE_MAX_QUOTA_ENTRIES } },
-    );
-  }
-  return r;
 }
 
 /** Creates (or reopens) a workspace and stages its files. On failure nothing is left behind. */
