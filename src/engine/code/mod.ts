@@ -5,12 +5,10 @@
  * @module
  */
 export {
-  type CodeBlock,
   type CodeRunner,
   executeCode,
   type ExecuteCodeRequest,
   type ExecuteCodeResult,
-  extractCodeBlocks,
-  type ExtractCodeBlocksOptions,
   SUPPORTED_LANGUAGES,
 } from "./executor.ts";
+export { type CodeBlock, extractCodeBlocks, type ExtractCodeBlocksOptions } from "./code_blocks.ts";

@@ -5,5 +5,6 @@
  *
  * @module
  */
-export { DEFAULT_SESSIONS, type SessionInfo, type SessionSettings } from "./manager.ts";
+export { DEFAULT_SESSIONS, type SessionSettings } from "./settings.ts";
+export type { SessionInfo } from "./types.ts";
 export { type RecoveryPage, type SessionsApi } from "./api.ts";

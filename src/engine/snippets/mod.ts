@@ -4,12 +4,6 @@
  *
  * @module
  */
-export {
-  MAX_SNIPPET_DESCRIPTION_CHARS,
-  type PreparedSnippet,
-  type SaveSnippetOptions,
-  SNIPPET_NAME,
-  type SnippetDetails,
-  type SnippetInfo,
-  Snippets,
-} from "./snippets.ts";
+export { Snippets } from "./snippets.ts";
+export { MAX_SNIPPET_DESCRIPTION_CHARS, SNIPPET_NAME } from "./rules.ts";
+export type { PreparedSnippet, SaveSnippetOptions, SnippetDetails, SnippetInfo } from "./types.ts";
