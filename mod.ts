@@ -162,7 +162,7 @@ export { type OrphanGuardKind } from "./src/sandbox/orphan_guard.ts";
 export type { LogLevel } from "./src/sandbox/protocol.ts";
 export type { CallState, PendingNeed } from "./src/store/calls.ts";
 export { type Db, type DbResult, openDb, type StoreHealth } from "./src/store/client.ts";
-export type { RecoveryClass, RecoveryEntry } from "./src/store/sessions.ts";
+export type { RecoveryClass } from "./src/store/sessions.ts";
 export {
   WORKSPACE_DEFAULTS,
   type WorkspaceOutput,
@@ -171,7 +171,11 @@ export {
   type WorkspaceRequest,
 } from "./src/engine/mod.ts";
 export {
+  type CodeModeRecoveryClassification,
+  type CodeModeRecoveryEntry,
   DEFAULT_SESSIONS,
+  type RecoveryDiagnostic,
+  type RecoveryEntry,
   type RecoveryPage,
   type SessionInfo,
   type SessionsApi,

@@ -37,6 +37,8 @@ export interface ExecutionRow {
   logRef: string;
   /** The session it ran in, if any. */
   sessionId?: string;
+  /** The W3C trace id it belongs to; absent on rows stored before trace ids were kept. */
+  traceId?: string;
   code: string;
   input: unknown;
   status: ExecutionStatus;
@@ -78,6 +80,7 @@ function fromRow(r: Row): ExecutionRow {
   if (r.lease_until !== null) row.leaseUntil = Number(r.lease_until);
   if (r.ended_at !== null) row.endedAt = Number(r.ended_at);
   if (r.session_id !== null && r.session_id !== undefined) row.sessionId = String(r.session_id);
+  if (r.trace_id !== null && r.trace_id !== undefined) row.traceId = String(r.trace_id);
   return row;
 }
 
@@ -94,14 +97,16 @@ export class ExecutionStore {
   ): Promise<void> {
     await this.db.execute({
       sql:
-        `INSERT INTO executions (id, namespace, log_ref, session_id, code, input, status, connectors,
-              declaration_hash, limits, policy, owner, lease_until, passes, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+        `INSERT INTO executions (id, namespace, log_ref, session_id, trace_id, code, input, status,
+              connectors, declaration_hash, limits, policy, owner, lease_until, passes, created_at,
+              updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
       args: [
         row.id,
         row.namespace,
         row.logRef,
         row.sessionId ?? null,
+        row.traceId ?? null,
         row.code,
         toJson(row.input),
         JSON.stringify(row.connectors),

@@ -247,6 +247,11 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at)",
     ],
   },
+  {
+    version: 9,
+    name: "trace ids of executions",
+    statements: ["ALTER TABLE executions ADD COLUMN trace_id TEXT"],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

@@ -25,8 +25,8 @@ export interface SessionRow {
   endedAt?: number;
 }
 
-/** One execution in a session's journal. */
-export interface RecoveryEntry {
+/** One execution in a session's journal, as stored (the API's entry is built from it). */
+export interface JournalEntry {
   /** Its place in the session, from 1. */
   seq: number;
   /** The execution it records. */
@@ -39,8 +39,8 @@ export interface RecoveryEntry {
   status: string;
   /** Why it failed (message redacted). */
   error?: Pick<ErrorInfo, "code" | "message">;
-  /** Problems found in the code, with their line. */
-  diagnostics: { code: string; message: string; line?: number }[];
+  /** Problems found in the code, with their line (rows from before severities were kept lack it). */
+  diagnostics: { code: string; message: string; severity?: string; line?: number }[];
   /** The tool declarations it ran against. */
   declarationHash: string;
   /** Whether running it again to rebuild state is safe, judged from what it did. */
@@ -51,6 +51,8 @@ export interface RecoveryEntry {
   toolCalls: number;
   /** When it ended (ms since the epoch). */
   createdAt: number;
+  /** Its console lines are stored (set when read: it printed some and retention left them). */
+  logsStored?: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -71,8 +73,8 @@ function toSession(r: Row): SessionRow {
   return s;
 }
 
-function toEntry(r: Row): RecoveryEntry {
-  const e: RecoveryEntry = {
+function toEntry(r: Row): JournalEntry {
+  const e: JournalEntry = {
     seq: Number(r.seq),
     executionId: String(r.execution_id),
     code: String(r.code),
@@ -86,6 +88,7 @@ function toEntry(r: Row): RecoveryEntry {
     createdAt: Number(r.created_at),
   };
   if (r.error !== null) e.error = JSON.parse(String(r.error));
+  if (r.logs_stored !== undefined) e.logsStored = Number(r.logs_stored) === 1;
   return e;
 }
 
@@ -142,7 +145,7 @@ export class SessionStore {
   /** Appends a journal entry and keeps at most `keep` per session (the newest). */
   async append(
     sessionId: string,
-    entry: Omit<RecoveryEntry, "seq">,
+    entry: Omit<JournalEntry, "seq" | "logsStored">,
     keep: number,
   ): Promise<void> {
     await this.db.batch([
@@ -180,10 +183,15 @@ export class SessionStore {
     ]);
   }
 
-  /** Journal entries after `afterSeq`, oldest first. */
-  async journal(sessionId: string, afterSeq: number, limit: number): Promise<RecoveryEntry[]> {
+  /**
+   * Journal entries after `afterSeq`, oldest first, each with whether its execution's console
+   * lines are stored (lines have `seq` from 1; retention's marker row is `seq` 0).
+   */
+  async journal(sessionId: string, afterSeq: number, limit: number): Promise<JournalEntry[]> {
     const rs = await this.db.execute({
-      sql: "SELECT * FROM session_journal WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+      sql: `SELECT j.*, EXISTS (SELECT 1 FROM logs l WHERE l.execution_id = j.execution_id
+                AND l.seq > 0) AS logs_stored
+            FROM session_journal j WHERE j.session_id = ? AND j.seq > ? ORDER BY j.seq LIMIT ?`,
       args: [sessionId, afterSeq, limit],
     });
     return rs.rows.map((r) => toEntry(r as Row));

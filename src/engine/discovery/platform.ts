@@ -6,11 +6,17 @@
  * replay loads the same code even if the snippet was saved again. The
  * readers are not journaled: a replay reads the store as it is then.
  *
+ * The readers answer in the Code Mode API's shapes (`caplets.debug` is the
+ * same pair of functions): `readLogs` a `ReadLogsResult` of
+ * `CodeModeLogEntry`s with ISO timestamps, `readRecovery` a
+ * `ReadCodeModeRecoveryResult` (the {@link RecoveryPage}).
+ *
  * @module
  */
 import { CordonError } from "../../errors.ts";
 import {
   type HandleResult,
+  type LogLevel,
   METHOD_DESCRIBE,
   METHOD_HANDLE,
   METHOD_READ_LOGS,
@@ -25,6 +31,40 @@ import type { RecoveryPage } from "../sessions/api.ts";
 import type { CallJournal } from "../execution/journal.ts";
 import type { ScriptRequests } from "../execution/pass.ts";
 import type { LogPage } from "../execution/records_types.ts";
+
+/** One console line as a script reads it (the Code Mode API's `CodeModeLogEntry`). */
+export interface CodeModeLogEntry {
+  /** The console method that wrote it. */
+  level: LogLevel;
+  /** The line, redacted. */
+  message: string;
+  /** When it was written, ISO 8601. */
+  timestamp: string;
+}
+
+/** A page of an execution's console lines as a script reads it (`ReadLogsResult`). */
+export interface ReadLogsResult {
+  /** The lines in the order written. */
+  entries: CodeModeLogEntry[];
+  /** Pass back as `cursor` for the next page. */
+  nextCursor?: string;
+  /** The lines were deleted by log retention; `entries` is empty. */
+  expired?: true;
+}
+
+/** The host's page of stored lines as a script reads it. */
+export function toReadLogsResult(page: LogPage): ReadLogsResult {
+  const out: ReadLogsResult = {
+    entries: page.items.map((l) => ({
+      level: l.level,
+      message: l.message,
+      timestamp: new Date(page.startedAt + l.atMs).toISOString(),
+    })),
+  };
+  if (page.nextCursor !== undefined) out.nextCursor = page.nextCursor;
+  if (page.expired) out.expired = true;
+  return out;
+}
 
 /** What the host offers a script through `codemode`. */
 export interface PlatformHost {
@@ -117,7 +157,7 @@ export async function platformRequest(
   if (method === METHOD_HANDLE) return await host.handle(params, namespace, signal);
   if (method === METHOD_READ_LOGS) {
     const request = pageRequest(method, params, "logRef") as unknown as ReadLogsParams;
-    return await host.readLogs(request, namespace);
+    return toReadLogsResult(await host.readLogs(request, namespace));
   }
   if (method === METHOD_READ_RECOVERY) {
     const request = pageRequest(method, params, "recoveryRef") as unknown as ReadRecoveryParams;

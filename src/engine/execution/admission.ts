@@ -15,6 +15,7 @@ import { checkInput } from "./input.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { EngineParts } from "./parts.ts";
 import { type SessionUse, takeSession } from "../sessions/runs.ts";
+import { traceIdFor } from "./trace.ts";
 import type { ExecuteRequest } from "./types.ts";
 import {
   checkWorkspaceRequest,
@@ -125,6 +126,7 @@ export function executionRow(
     namespace,
     logRef: newSecret("log"),
     ...(session ? { sessionId: session.live.id } : {}),
+    traceId: traceIdFor(request.traceparent, id),
     code: String(request.code ?? ""),
     input: request.input,
     status: "running",

@@ -30,6 +30,7 @@ import { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
 import { Pass, type PassEvent } from "./pass.ts";
+import { traceIdFor } from "./trace.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
 /** The engine core. */
@@ -81,7 +82,8 @@ export class Engine {
     try {
       admitted = await admitRequest(this.parts, request);
     } catch (err) {
-      return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts);
+      const trace = traceIdFor((request as { traceparent?: unknown } | null)?.traceparent, id);
+      return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts, "error", trace);
     }
     const { session, workspace } = admitted;
     // Whatever fails from here on, the session slot admission took is given back: a slot left
@@ -260,6 +262,7 @@ export class Engine {
       outcome.ok ? errorInfo("invalid_state", "no pass") : outcome.error,
       this.parts,
       status,
+      row.traceId,
     );
   }
 

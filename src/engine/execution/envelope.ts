@@ -10,6 +10,7 @@ import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow, ExecutionStatus } from "../../store/executions.ts";
 import type { Workspace } from "../workspaces/workspace.ts";
 import type { Limits } from "./limits.ts";
+import { ownTraceId } from "./trace.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
 import type {
   CallRecord,
@@ -33,6 +34,9 @@ export function envelope(
   );
   const meta: ExecutionMeta = {
     executionId: row.id,
+    runId: row.id,
+    traceId: row.traceId ?? ownTraceId(row.id),
+    declarationHash: row.declarationHash,
     durationMs: performance.now() - startedAt,
     timeoutMs: limits.timeoutMs,
     maxTimeoutMs: parts.maxima.timeoutMs,
@@ -101,17 +105,24 @@ export function toCallRecord(e: CallEntry): CallRecord {
   return r;
 }
 
-/** An envelope for an execution that never got a pass. */
+/**
+ * An envelope for an execution that never got a pass; `traceId` is the request's when it gave
+ * a valid `traceparent`, else the execution's own.
+ */
 export function early(
   executionId: string,
   startedAt: number,
   error: ErrorInfo,
-  parts: Pick<EngineParts, "defaults" | "maxima" | "memoryGuard">,
+  parts: Pick<EngineParts, "defaults" | "maxima" | "memoryGuard" | "declarationHash">,
   status: ExecutionStatus = "error",
+  traceId: string = ownTraceId(executionId),
 ): ExecuteResult {
   const limits = parts.defaults;
   const meta: ExecutionMeta = {
     executionId,
+    runId: executionId,
+    traceId,
+    declarationHash: parts.declarationHash,
     durationMs: performance.now() - startedAt,
     timeoutMs: limits.timeoutMs,
     maxTimeoutMs: parts.maxima.timeoutMs,

@@ -59,6 +59,7 @@ export async function readLogPage(
   const page: LogPage = {
     executionId: row.id,
     namespace: row.namespace,
+    startedAt: row.createdAt,
     items: lines.slice(0, limit).map((l) => ({
       seq: l.seq,
       level: l.level as LogPage["items"][number]["level"],

@@ -55,6 +55,8 @@ export interface LogPage {
   executionId: string;
   /** The namespace of that execution. */
   namespace: string;
+  /** When that execution started (ms since the epoch): a line was written at `startedAt + atMs`. */
+  startedAt: number;
   /** The lines in the order written, each with its `seq` in the store. */
   items: (LogEntry & { seq: number })[];
   /** Pass back as `cursor` for the next page. */

@@ -46,6 +46,12 @@ export interface ExecuteRequest {
    * after the run; the script sees it as the `workspace` global.
    */
   workspace?: WorkspaceRequest;
+  /**
+   * A W3C `traceparent` (`00-<trace id>-<parent id>-<flags>`): the execution joins that trace,
+   * and `meta.traceId` is its trace id. Absent or malformed, the execution gets a trace id of its
+   * own (a malformed one is ignored, never refused).
+   */
+  traceparent?: string;
 }
 
 /** Callbacks around one `execute()`. */
@@ -121,6 +127,12 @@ export interface Diagnostic {
 export interface ExecutionMeta {
   /** The execution's id. */
   executionId: string;
+  /** The execution's id, under the name the Code Mode API gives it (`CodeModeRunMeta.runId`). */
+  runId: string;
+  /** The W3C trace id (32 hex digits): the incoming `traceparent`'s, else the execution's own. */
+  traceId: string;
+  /** The hash of the tool declarations the code ran against (see `types()`). */
+  declarationHash: string;
   /** Wall time until this outcome of the call that produced it (`execute`, `approve`, …), in ms. */
   durationMs: number;
   /** The time limit the execution ran under, in ms. */

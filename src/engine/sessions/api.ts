@@ -5,12 +5,17 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import type { RecoveryEntry, SessionStore } from "../../store/sessions.ts";
+import type { SessionStore } from "../../store/sessions.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkRef, pageLimit, seqCursor } from "../common/paging.ts";
 import type { SessionInfo, SessionManager } from "./manager.ts";
+import { type RecoveryEntry, toRecoveryEntry } from "./recovery.ts";
 
-/** A page of a session's recovery history. */
+/**
+ * A page of a session's recovery history: the Code Mode API's `ReadCodeModeRecoveryResult`
+ * (`entries`, `nextCursor`), with the session it belongs to and whether it is still alive. A
+ * script's `codemode.readRecovery()` / `caplets.debug.readRecovery()` gets the same page.
+ */
 export interface RecoveryPage {
   /** The session the history belongs to. */
   sessionId: string;
@@ -33,8 +38,8 @@ export interface SessionsApi {
   /** Closes a session; false if this process holds no such session. */
   closeSession(sessionId: string, options?: { namespace?: string }): Promise<boolean>;
   /**
-   * A session's journal, oldest first: each execution's redacted code, outcome, the names it
-   * declared and whether it had side effects. `recoveryRef` is the capability returned when
+   * A session's journal, oldest first: each execution's redacted code, outcome, diagnostics,
+   * the names it declared, a summary and its `recoveryClassification`. `recoveryRef` is the capability returned when
    * the session was created; `not_found` for an unknown one.
    */
   readRecovery(
@@ -64,7 +69,7 @@ export async function readRecoveryPage(
     sessionId: row.id,
     namespace: row.namespace,
     status: row.status,
-    entries: entries.slice(0, limit),
+    entries: entries.slice(0, limit).map(toRecoveryEntry),
   };
   if (row.endReason) page.endReason = row.endReason;
   if (entries.length > limit) page.nextCursor = String(entries[limit - 1].seq);

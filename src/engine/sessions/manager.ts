@@ -8,7 +8,7 @@
  */
 import { CordonError } from "../../errors.ts";
 import { newId, newSecret } from "../../ids.ts";
-import type { RecoveryEntry, SessionStore } from "../../store/sessions.ts";
+import type { JournalEntry, SessionStore } from "../../store/sessions.ts";
 import { chooseVictim } from "./eviction.ts";
 import type { SessionSettings } from "./settings.ts";
 import type { LiveSession, SessionInfo } from "./types.ts";
@@ -134,7 +134,7 @@ export class SessionManager {
   }
 
   /** Writes one execution's journal entry. */
-  async record(s: LiveSession, entry: Omit<RecoveryEntry, "seq">): Promise<void> {
+  async record(s: LiveSession, entry: Omit<JournalEntry, "seq" | "logsStored">): Promise<void> {
     const max = this.settings.maxJournalCodeChars;
     const truncated = entry.code.length > max;
     await this.#store.append(

@@ -8,3 +8,9 @@
 export { DEFAULT_SESSIONS, type SessionSettings } from "./settings.ts";
 export type { SessionInfo } from "./types.ts";
 export { type RecoveryPage, type SessionsApi } from "./api.ts";
+export type {
+  CodeModeRecoveryClassification,
+  CodeModeRecoveryEntry,
+  RecoveryDiagnostic,
+  RecoveryEntry,
+} from "./recovery.ts";

@@ -82,6 +82,7 @@ export async function endSessionRun(
     }),
     diagnostics: outcome.ok || !outcome.error.location ? [] : [{
       code: outcome.error.code,
+      severity: "error",
       message: redact(outcome.error.message).slice(0, 500),
       line: outcome.error.location.line,
     }],
@@ -93,6 +94,7 @@ export async function endSessionRun(
         readOnly: c.connector === "codemode" ||
           registry.tool(c.connector, c.tool)?.annotations.readOnly === true,
       })),
+      ((row.policy.net as string[] | undefined)?.length ?? 0) > 0,
     ),
     declared: use.declared,
     toolCalls: toolCalls.length,

@@ -122,7 +122,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
     route({
       method: "post",
       path: "/v1/executions",
-      summary: "Run code",
+      summary: "Run code (a W3C traceparent header sets meta.traceId)",
       tag: "executions",
       access: "execute",
       body: createBody,
@@ -131,9 +131,12 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
         202: "Recorded and running (wait: false); follow it by its events",
         422: "Type errors in strict mode, or an Idempotency-Key used for another request",
       },
-      handle: ({ body, principal, started }) => {
+      handle: ({ body, principal, started, c }) => {
         const { wait, namespace: ns, ...rest } = body;
         const request: ExecuteRequest = { ...rest, namespace: namespaceFor(principal, ns) };
+        // W3C trace context: the run joins the caller's trace (a malformed header is ignored).
+        const traceparent = c.req.header("traceparent");
+        if (traceparent !== undefined) request.traceparent = traceparent;
         return startRun(
           deps,
           (hooks) => runtime.execute(request, hooks),

@@ -237,7 +237,7 @@ Deno.test("recovery history: what each execution did, classified from its calls"
   const all = await rt.readRecovery({ recoveryRef });
   assert.equal(all.status, "ended");
   assert.equal(all.endReason, "timeout");
-  assert.deepEqual(all.entries.map((e) => e.classification), [
+  assert.deepEqual(all.entries.map((e) => e.recoveryClassification), [
     "setup_like",
     "setup_like",
     "side_effecting",
@@ -246,8 +246,13 @@ Deno.test("recovery history: what each execution did, classified from its calls"
   ]);
   assert.deepEqual(all.entries[0].declared, ["cfg", "f"]);
   assert.equal(all.entries[2].toolCalls, 1);
-  assert.equal(all.entries[3].status, "error");
-  assert.equal(all.entries[3].error?.code, "script_error");
+  assert.deepEqual(all.entries.map((e) => e.outcome.ok), [true, true, true, false, false]);
+  const failed = all.entries[3].outcome;
+  assert.equal(failed.ok ? "" : failed.code, "script_error");
+  assert.deepEqual(all.entries[3].diagnostics.map((d) => [d.code, d.severity, d.line]), [
+    ["script_error", "error", 1],
+  ]);
+  assert.equal(all.entries[4].outcome.ok ? "" : all.entries[4].outcome.code, "sandbox_timeout");
   assert.equal(all.entries[3].codeTruncated, true);
   assert.equal(all.entries[3].code.length, 200);
   const page = await rt.readRecovery({ recoveryRef, limit: 2 });
@@ -282,5 +287,40 @@ Deno.test("the recovery journal keeps code and messages redacted", async () => {
   const entry = page.entries[0];
   assert.doesNotMatch(entry.code, /ann@example\.com|ghp_abcdef/);
   assert.match(entry.code, /\[redacted:email\]/);
-  assert.doesNotMatch(entry.error?.message ?? "", /ann@example\.com/);
+  assert.equal(entry.outcome.ok, false);
+  assert.doesNotMatch(entry.outcome.ok ? "" : entry.outcome.message, /ann@example\.com/);
+  assert.doesNotMatch(entry.summary ?? "", /ann@example\.com/);
+  assert.match(entry.summary ?? "", /failed with script_error: .*\[redacted:email\]/);
+});
+
+Deno.test("recovery entries carry an ISO timestamp, a summary and whether logs are stored", async () => {
+  await using rt = await open();
+  const before = Date.now();
+  const first = await rt.execute({
+    session: true,
+    code: "const a = 1; let b = 2; console.log('set up'); return a + b",
+  });
+  const s = first.meta.sessionId!;
+  await rt.execute({ sessionId: s, code: "await kv.put({ key: 'a', value: 'b' }); return 1" });
+  const [setup, write] = (await rt.readRecovery({ recoveryRef: first.meta.recoveryRef! })).entries;
+  const at = Date.parse(setup.timestamp);
+  assert.equal(new Date(at).toISOString(), setup.timestamp);
+  assert.ok(at >= before && at <= Date.now(), setup.timestamp);
+  assert.equal(setup.summary, "declares a, b; 0 tool calls; completed");
+  assert.equal(write.summary, "declares nothing; 1 tool call; completed");
+  assert.deepEqual([setup.logsStored, write.logsStored], [true, false]);
+  assert.equal(setup.declarationHash, first.meta.declarationHash);
+  assert.deepEqual(setup.outcome, { ok: true });
+  assert.deepEqual(setup.diagnostics, []);
+});
+
+Deno.test("recovery classes a run that could fetch as unknown: its requests are not seen", async () => {
+  await using rt = await open();
+  const first = await rt.execute({
+    session: true,
+    policy: { net: ["example.com"] },
+    code: "const a = 1; return a",
+  });
+  const page = await rt.readRecovery({ recoveryRef: first.meta.recoveryRef! });
+  assert.deepEqual(page.entries.map((e) => e.recoveryClassification), ["unknown"]);
 });
