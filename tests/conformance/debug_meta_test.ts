@@ -4,8 +4,11 @@
  * `traceparent` over HTTP.
  */
 import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { z } from "zod";
 import { createRuntime, defineConnector, type Runtime } from "../../mod.ts";
+import { mcpHttpHandler } from "../../src/service/mcp/mod.ts";
 import { openService } from "../service/_service.ts";
 
 /** The document's recovery recipe, verbatim. */
@@ -263,4 +266,43 @@ Deno.test("001 run meta over HTTP: POST /v1/executions takes the traceparent hea
   assert.notEqual(bad.json.meta.traceId, TRACE_ID);
   const none = await t.call("POST", "/v1/executions", { code: "return 1" });
   assert.match(none.json.meta.traceId, /^[0-9a-f]{32}$/);
+});
+
+Deno.test("001 run meta over MCP: execute answers meta, takes _meta.traceparent, hands out the recoveryRef", async () => {
+  await using rt = await open();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    mcpHttpHandler(rt),
+  );
+  const client = new Client({ name: "cordon-test", version: "1.0.0" });
+  try {
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.addr.port}/mcp`)),
+    );
+    await client.listTools();
+    const out = await client.callTool({
+      name: "execute",
+      arguments: { code: "let a = 1; return a", session: true },
+      _meta: { traceparent: TRACEPARENT },
+    });
+    const data = out.structuredContent as { executionId: string; meta: Record<string, string> };
+    const text = (out.content as { text: string }[])[0].text;
+    assert.equal(data.meta.traceId, TRACE_ID);
+    assert.equal(data.meta.runId, data.executionId);
+    assert.equal(data.meta.sessionStatus, "created");
+    const { recoveryRef } = data.meta;
+    assert.match(text, new RegExp(`recoveryRef: "${recoveryRef}"`), text);
+    // What the text handed out is what a script's readRecovery() takes.
+    const read = await client.callTool({
+      name: "execute",
+      arguments: { code: recipe(READ_RECOVERY_RECIPE, "code-mode-recovery-ref", recoveryRef) },
+    });
+    const history = read.structuredContent as { result: { setupCandidates: unknown[] } };
+    assert.deepEqual(history.result.setupCandidates, [
+      { summary: "declares a; 0 tool calls; completed", ok: true },
+    ]);
+  } finally {
+    await client.close();
+    await server.shutdown();
+  }
 });

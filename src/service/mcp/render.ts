@@ -9,7 +9,12 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { SearchPage } from "../../connectors/search.ts";
 import type { Description } from "../../engine/catalogue/catalogue.ts";
-import type { ExecuteResult, LogEntry, PendingAction } from "../../engine/execution/types.ts";
+import type {
+  ExecuteResult,
+  ExecutionMeta,
+  LogEntry,
+  PendingAction,
+} from "../../engine/execution/types.ts";
 import { CordonError, type ErrorInfo, toErrorInfo } from "../../errors.ts";
 import { encodeValue } from "../../rpc/codec.ts";
 
@@ -68,10 +73,33 @@ export function executeText(out: ExecuteResult): string {
     }
   }
   if (out.meta.sessionId) lines.push("", `Session: ${out.meta.sessionId} (pass it as sessionId)`);
+  if (out.meta.recoveryRef) {
+    lines.push(`Its history: readRecovery({ recoveryRef: "${out.meta.recoveryRef}" })`);
+  }
   return lines.join("\n");
 }
 
-/** The `execute` tool's answer: the result without `meta`, and its text. */
+/** The run meta the Code Mode API documents (`CodeModeRunMeta`); the rest stays host-side. */
+const RUN_META_FIELDS = [
+  "runId",
+  "traceId",
+  "declarationHash",
+  "durationMs",
+  "timeoutMs",
+  "maxTimeoutMs",
+  "sessionId",
+  "sessionStatus",
+  "recoveryRef",
+] as const;
+
+/** The documented fields of an execution's meta. */
+function runMeta(meta: ExecutionMeta): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of RUN_META_FIELDS) if (meta[k] !== undefined) out[k] = meta[k];
+  return out;
+}
+
+/** The `execute` tool's answer: the result with its documented run meta, and its text. */
 export function executeToolResult(out: ExecuteResult): CallToolResult {
   const base = {
     status: out.status,
@@ -80,6 +108,7 @@ export function executeToolResult(out: ExecuteResult): CallToolResult {
     calls: out.calls,
     diagnostics: out.diagnostics,
     ...(out.meta.sessionId ? { sessionId: out.meta.sessionId } : {}),
+    meta: runMeta(out.meta),
   };
   const data = out.status === "completed"
     ? { ...base, result: out.result }

@@ -87,8 +87,21 @@ const DIAGNOSTIC = z.looseObject({
   column: z.number().optional(),
 });
 
+/** The run meta of the Code Mode API (`CodeModeRunMeta`). */
+const RUN_META = z.looseObject({
+  runId: z.string(),
+  traceId: z.string(),
+  declarationHash: z.string(),
+  durationMs: z.number(),
+  timeoutMs: z.number(),
+  maxTimeoutMs: z.number(),
+  sessionId: z.string().optional(),
+  sessionStatus: z.enum(["created", "reused"]).optional(),
+  recoveryRef: z.string().optional(),
+});
+
 /**
- * `execute`'s `structuredContent`: the execution result without `meta`.
+ * `execute`'s `structuredContent`: the execution result with the documented run meta only.
  * One object for every status (MCP wants an object schema, not a union), so
  * `result`, `pending` and `error` are optional and `status` says which is set.
  */
@@ -104,4 +117,7 @@ export const EXECUTE_OUTPUT = z.looseObject({
   calls: z.array(CALL_RECORD),
   diagnostics: z.array(DIAGNOSTIC),
   sessionId: z.string().optional().describe("The session this run used (pass it back to reuse it)"),
+  meta: RUN_META.optional().describe(
+    "runId, traceId, declarationHash, times; sessionId, sessionStatus, and recoveryRef when created",
+  ),
 });

@@ -51,7 +51,7 @@ const DISCOVERY_HINT =
  *   {@link Runtime.modelDescription}: what the sandbox offers and the
  *   connectors by name; the model finds tools and their TypeScript
  *   signatures with `search` and `describe`. The result is the execution
- *   result without `meta` as `structuredContent` (declared as the tool's
+ *   result with the documented run meta only as `structuredContent` (the tool's
  *   `outputSchema`) and one readable text block; `isError` when the run
  *   ended in `error` or `rejected`. A paused run is not an error: its
  *   pending calls are decided through the HTTP API.
@@ -91,8 +91,14 @@ export async function createMcpFront(
     outputSchema: EXECUTE_OUTPUT,
     // The code may call any tool, including ones that write or reach the world.
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
-  }, async ({ code, input, timeoutMs, session, sessionId }: ExecuteArgs) => {
+  }, async (
+    { code, input, timeoutMs, session, sessionId }: ExecuteArgs,
+    extra: { _meta?: { [key: string]: unknown } },
+  ) => {
     const request: ExecuteRequest = { code, ...inNamespace };
+    // W3C trace context as MCP carries it: `params._meta.traceparent` (ignored when malformed).
+    const traceparent = extra?._meta?.traceparent;
+    if (typeof traceparent === "string") request.traceparent = traceparent;
     if (input !== undefined) request.input = input;
     if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
     if (session !== undefined) request.session = session;

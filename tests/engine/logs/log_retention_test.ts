@@ -35,9 +35,16 @@ Deno.test("pruneLogs() deletes the lines of ended executions and readLogs says e
   assert.deepEqual(await rt.readLogs({ logRef: ended.logRef }), {
     executionId: ended.id,
     namespace: "default",
+    startedAt: (await rt.execution(ended.id))!.createdAt,
     items: [],
     expired: true,
   });
+  // A script reads the same: no entries, and why.
+  const read = await rt.execute({
+    input: ended.logRef,
+    code: "return await codemode.readLogs({ logRef: input })",
+  });
+  assert.deepEqual((read as { result?: unknown }).result, { entries: [], expired: true });
   assert.equal((await rt.readLogs({ logRef: silent.logRef })).expired, undefined);
   const stillPaused = await rt.readLogs({ logRef: paused.logRef });
   assert.deepEqual(stillPaused.items.map((l) => l.message), ["waiting"]);

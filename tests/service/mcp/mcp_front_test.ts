@@ -103,7 +103,17 @@ Deno.test("mcpHttpHandler() execute runs code that calls a connector", async () 
   assert.equal(out.data?.status, "completed");
   assert.equal(out.data?.result, 5);
   assert.match(String(out.data?.executionId), /^exec_/);
-  assert.equal(out.data?.meta, undefined, "meta is left out");
+  // Only the run meta the Code Mode API documents; memory guard, pool and the like stay host-side.
+  const meta = out.data?.meta as Record<string, unknown>;
+  assert.deepEqual(Object.keys(meta).sort(), [
+    "declarationHash",
+    "durationMs",
+    "maxTimeoutMs",
+    "runId",
+    "timeoutMs",
+    "traceId",
+  ]);
+  assert.equal(meta.runId, out.data?.executionId);
   const calls = out.data?.calls as { connector: string; tool: string; args: unknown }[];
   assert.deepEqual(calls.map((c) => [c.connector, c.tool, c.args]), [
     ["math", "add", { a: 2, b: 3 }],
