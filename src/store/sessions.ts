@@ -39,7 +39,7 @@ export interface JournalEntry {
   status: string;
   /** Why it failed (message redacted). */
   error?: Pick<ErrorInfo, "code" | "message">;
-  /** Problems found in the code, with their line (rows from before severities were kept lack it). */
+  /** Problems found in the code, with their line (older rows have no severity). */
   diagnostics: { code: string; message: string; severity?: string; line?: number }[];
   /** The tool declarations it ran against. */
   declarationHash: string;

@@ -39,8 +39,8 @@ export interface SessionsApi {
   closeSession(sessionId: string, options?: { namespace?: string }): Promise<boolean>;
   /**
    * A session's journal, oldest first: each execution's redacted code, outcome, diagnostics,
-   * the names it declared, a summary and its `recoveryClassification`. `recoveryRef` is the capability returned when
-   * the session was created; `not_found` for an unknown one.
+   * the names it declared, a summary and its `recoveryClassification`. `recoveryRef` is the
+   * capability returned when the session was created; `not_found` for an unknown one.
    */
   readRecovery(
     options: { recoveryRef: string; cursor?: string; limit?: number; namespace?: string },
