@@ -25,6 +25,10 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   extends ToolAnnotations {
   /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
+  /** A human-readable title, and hints on when to prefer or avoid the tool (`ToolSummary`). */
+  title?: string;
+  useWhen?: string;
+  avoidWhen?: string;
   /** The arguments' schema: checked on the host before `execute`, and the type the model sees. */
   input: I;
   /** The result's schema: when given, each result is checked and the model sees its type. */
@@ -50,6 +54,10 @@ export interface DefineConnectorOptions {
   concurrency?: number;
   /** Default per-call time limit for its tools, in ms (default 30,000). */
   timeoutMs?: number;
+  /** When to prefer or avoid the connector, and tags: `caplets.<name>.inspect()` shows them. */
+  useWhen?: string;
+  avoidWhen?: string;
+  tags?: string[];
 }
 
 /** Turns zod issues into a message a model can act on, plus details. */
@@ -132,6 +140,9 @@ export function defineConnector(options: DefineConnectorOptions): Connector {
       },
     };
     if (def.timeoutMs !== undefined) tool.timeoutMs = def.timeoutMs;
+    for (const key of ["title", "useWhen", "avoidWhen"] as const) {
+      if (typeof def[key] === "string") tool[key] = def[key];
+    }
     if (output) {
       tool.outputSchema = toJsonSchema(output, "output");
       tool.validateOutput = (value) => {
@@ -150,5 +161,8 @@ export function defineConnector(options: DefineConnectorOptions): Connector {
   const connector: Connector = { name: options.name, description: options.description, tools };
   if (options.concurrency !== undefined) connector.concurrency = options.concurrency;
   if (options.timeoutMs !== undefined) connector.timeoutMs = options.timeoutMs;
+  if (typeof options.useWhen === "string") connector.useWhen = options.useWhen;
+  if (typeof options.avoidWhen === "string") connector.avoidWhen = options.avoidWhen;
+  if (Array.isArray(options.tags)) connector.tags = options.tags.map(String);
   return connector;
 }

@@ -127,6 +127,7 @@ export class McpHandle implements ConnectorHandle {
     ref: CompletionRef,
     argument: { name: string; value: string },
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
+    // MCP names a resource template's reference "ref/resource".
     const mcpRef = ref.type === "prompt"
       ? { type: "ref/prompt" as const, name: ref.name }
       : { type: "ref/resource" as const, uri: ref.uri };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createRuntime, type ExecuteResult, type Runtime } from "../../../mod.ts";
 import { CODEMODE_DECLARATION } from "../../../src/connectors/typegen/codemode.ts";
+import { declareCaplets } from "../../../src/connectors/typegen/caplets.ts";
 import { formOf, TypeChecker } from "../../../src/engine/typecheck/check.ts";
 
 function open(): Promise<Runtime> {
@@ -137,18 +138,18 @@ Deno.test("CODEMODE_DECLARATION types readLogs() and readRecovery() for the chec
     checker.check({
       code,
       form: formOf(code),
-      declarations: CODEMODE_DECLARATION,
+      declarations: CODEMODE_DECLARATION + declareCaplets([]),
       declarationHash: "codemode",
     });
   const good = check(`const logs = await codemode.readLogs({ logRef: "log_x", limit: 10 });
-const levels: ("log" | "info" | "warn" | "error" | "debug")[] = logs.items.map((l) => l.level);
-const h = await codemode.readRecovery({ recoveryRef: "rec_x", cursor: logs.nextCursor });
-const safe = h.entries.filter((e) => e.classification === "setup_like").map((e) => e.code);
-return { levels, safe, expired: logs.expired, ended: h.status === "ended" && h.endReason };`);
+const levels: ("log" | "info" | "warn" | "error" | "debug")[] = logs.entries.map((l) => l.level);
+const h = await caplets.debug.readRecovery({ recoveryRef: "rec_x", cursor: logs.nextCursor });
+const safe = h.entries.filter((e) => e.recoveryClassification === "setup_like").map((e) => e.code);
+return { levels, safe, at: logs.entries[0]?.timestamp, ok: h.entries[0]?.outcome.ok };`);
   assert.deepEqual(good.declarationErrors ?? [], []);
   assert.deepEqual(good.diagnostics, []);
   const bad = check(`await codemode.readLogs({ ref: "log_x" });
 const h = await codemode.readRecovery({ recoveryRef: "rec_x" });
-return h.entries[0].classification === "harmless";`);
+return h.entries[0].recoveryClassification === "harmless";`);
   assert.deepEqual(bad.diagnostics.map((d) => d.line), [1, 3]);
 });
