@@ -25,9 +25,11 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   extends ToolAnnotations {
   /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
-  /** A human-readable title, and hints on when to prefer or avoid the tool (`ToolSummary`). */
+  /** A human-readable title (`ToolSummary.title`). */
   title?: string;
+  /** When to prefer this tool (`ToolSummary.useWhen`). */
   useWhen?: string;
+  /** When to avoid this tool (`ToolSummary.avoidWhen`). */
   avoidWhen?: string;
   /** The arguments' schema: checked on the host before `execute`, and the type the model sees. */
   input: I;
@@ -54,9 +56,11 @@ export interface DefineConnectorOptions {
   concurrency?: number;
   /** Default per-call time limit for its tools, in ms (default 30,000). */
   timeoutMs?: number;
-  /** When to prefer or avoid the connector, and tags: `caplets.<name>.inspect()` shows them. */
+  /** When to prefer the connector (`CapletCard.useWhen` of `caplets.<name>.inspect()`). */
   useWhen?: string;
+  /** When to avoid the connector (`CapletCard.avoidWhen`). */
   avoidWhen?: string;
+  /** Words to group and find it by (`CapletCard.tags`). */
   tags?: string[];
 }
 
