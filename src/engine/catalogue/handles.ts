@@ -178,13 +178,15 @@ async function dispatch(
       );
     case "prompts":
       return await orEmpty(() => backendPage(need(handle, "prompts", id), pageInput(args[0])));
-    case "readResource":
-      return await need(handle, "readResource", id)(str(args[0], "The resource URI"));
-    case "getPrompt":
-      return await need(handle, "getPrompt", id)(
-        str(args[0], "The prompt name"),
-        promptArgs(args[1]),
-      );
+    case "readResource": {
+      const uri = str(args[0], "The resource URI");
+      return await need(handle, "readResource", id)(uri);
+    }
+    case "getPrompt": {
+      // The input is checked first: a bad one is the script's error whatever the backend offers.
+      const [name, values] = [str(args[0], "The prompt name"), promptArgs(args[1])];
+      return await need(handle, "getPrompt", id)(name, values);
+    }
     case "complete": {
       const { ref, argument } = completeArgs(args);
       return await need(handle, "complete", id)(ref, argument);

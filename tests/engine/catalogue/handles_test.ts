@@ -241,3 +241,87 @@ return [id, ...page.items.map((i) => i.uri)];`,
   const unknownCaplet = await rt.execute({ typecheck: "strict", code: `return caplets.nope.id;` });
   assert.equal((unknownCaplet as { error: { code: string } }).error.code, "type_error");
 });
+
+Deno.test("describeTool() gives the observed output shape as the documented JsonShape tree", async () => {
+  let n = 0;
+  const crm = defineConnector({
+    name: "crm",
+    description: "Customers",
+    tools: {
+      lookup: {
+        description: "Look up a customer",
+        input: z.object({}),
+        execute: () => (++n === 1
+          ? { id: 1, name: "Ada", tags: ["vip"], note: null }
+          : { id: 2, name: "Bob", tags: [], note: "late" }),
+      },
+    },
+  });
+  await using rt = await createRuntime({ connectors: [crm], db: ":memory:", pool: { size: 0 } });
+  const before = Date.now();
+  const out = ok(
+    await rt.execute({
+      typecheck: "strict",
+      code: `const none = await caplets.crm.describeTool("lookup");
+await crm.lookup({});
+await caplets.crm.callTool("lookup", {});
+const seen = await caplets.crm.describeTool("lookup");
+if (!none.ok || !seen.ok) throw new Error("describeTool failed");
+return { before: none.data.observedOutputShape ?? null, after: seen.data.observedOutputShape ?? null };`,
+    }),
+  );
+  assert.equal(out.before, null);
+  const shape = out.after as Record<string, unknown>;
+  const at = Date.parse(String(shape.observedAt));
+  assert.ok(at >= before - 1000 && at <= Date.now(), String(shape.observedAt));
+  assert.deepEqual({ ...shape, observedAt: "" }, {
+    version: 1,
+    source: "observed",
+    observedAt: "",
+    sampleCount: 2,
+    typeScript: "{ id: number; name: string; tags: string[]; note: string | null }",
+    jsonShape: {
+      kind: "object",
+      fields: {
+        id: { optional: false, shape: { kind: "number" } },
+        name: { optional: false, shape: { kind: "string" } },
+        tags: { optional: false, shape: { kind: "array", element: { kind: "string" } } },
+        note: {
+          optional: false,
+          shape: { kind: "union", variants: [{ kind: "string" }, { kind: "null" }] },
+        },
+      },
+    },
+    truncated: false,
+  });
+});
+
+Deno.test("caplets.<id> refuses hostile inputs with typed errors, and sends the backend nothing", async () => {
+  await using rt = await createRuntime({
+    connectors: connectors(),
+    db: ":memory:",
+    pool: { size: 0 },
+  });
+  backendCursors.length = 0;
+  const out = ok(
+    await rt.execute({
+      code: `const h = codemode.connector("docs");
+const codes = [];
+for (const input of [{ limit: 0 }, { limit: 1.5 }, { limit: "3" }, { cursor: 5 }, { cursor: "garbage" }, { cursor: "[-1]" }, [1], 42]) {
+  try { await h.resources(input); codes.push("passed"); } catch (err) { codes.push(err.code); }
+}
+try { await caplets.math.tools({ cursor: "1e3" }); codes.push("passed"); } catch (err) { codes.push(err.code); }
+const completions = [
+  await h.complete({ ref: { type: "tool", name: "x" }, argument: { name: "a", value: "" } }),
+  await h.complete({ ref: { type: "prompt", name: "p" } }),
+  await h.complete(null),
+].map((r) => r.ok ? "passed" : r.error.code);
+const prompt = await h.getPrompt("summarize", { nested: { a: 1 } });
+return { codes, completions, prompt: prompt.ok ? "passed" : prompt.error.code };`,
+    }),
+  );
+  assert.deepEqual(out.codes, Array(9).fill("invalid_input"));
+  assert.deepEqual(out.completions, ["invalid_input", "invalid_input", "invalid_input"]);
+  assert.equal(out.prompt, "invalid_input");
+  assert.deepEqual(backendCursors, [], "no bad input reached the backend");
+});
