@@ -60,7 +60,14 @@ async function open(): Promise<Runtime> {
     db: ":memory:",
     pool: { size: 0 },
     connectors: [
-      mcpConnector({ name: "osv", ...fixture(), startupTimeoutMs: FIRST_START_TIMEOUT_MS }),
+      mcpConnector({
+        name: "osv",
+        ...fixture(),
+        startupTimeoutMs: FIRST_START_TIMEOUT_MS,
+        useWhen: "Checking a package version for known vulnerabilities",
+        avoidWhen: "Reading source code",
+        tags: ["security", "packages"],
+      }),
       mcpConnector({ name: "github", ...fixture(), startupTimeoutMs: FIRST_START_TIMEOUT_MS }),
       mcpConnector({ name: "docs", ...fixture(), startupTimeoutMs: FIRST_START_TIMEOUT_MS }),
       mcpConnector({
@@ -171,4 +178,31 @@ return { prompt, templateOk: template.ok, card: { id: card.id, name: card.name }
     String(out.described),
     /^caplets\.everything\.callTool\("get-sum", args: \{ a: number; b: number \}\)/,
   );
+});
+
+Deno.test("document 001: inspect() is a CapletCard and tool summaries carry the server's hints", async () => {
+  await using rt = await open();
+  const out = completed(
+    await rt.execute({
+      typecheck: "strict",
+      code: `const card = await caplets.osv.inspect();
+const page = await caplets.osv.searchTools("vulnerabilities", { limit: 1 });
+return { card: { ...card, backend: undefined }, summary: page.items[0], id: caplets.osv.id };`,
+    }),
+  );
+  assert.deepEqual(out.card, {
+    id: "osv",
+    name: "osv",
+    description: "caplets-fixture 1.0.0 (MCP server)",
+    useWhen: "Checking a package version for known vulnerabilities",
+    avoidWhen: "Reading source code",
+    tags: ["security", "packages"],
+  });
+  assert.deepEqual(out.summary, {
+    name: "query_package_version",
+    title: "Package version lookup",
+    description: "Query known vulnerabilities of one package version (ecosystem, name, version)",
+    readOnlyHint: true,
+  });
+  assert.equal(out.id, "osv");
 });
