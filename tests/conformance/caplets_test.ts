@@ -98,6 +98,10 @@ Deno.test("document 001: every recipe type-checks against the generated declarat
   assert.equal(wrong.diagnostics.length, 1);
   assert.match(declarations, /declare const caplets: \{ readonly debug: DebugApi \} & \{/);
   assert.match(declarations, /readonly osv: CapletHandle<"osv">;/);
+  const told = await rt.modelDescription();
+  assert.match(told, /caplets\.<connector>/);
+  assert.match(told, /caplets\.debug\.readLogs/);
+  assert.ok(told.length / 4 < 1_000, `${told.length / 4} tokens`);
 });
 
 Deno.test("document 001: discover, describe and call; page through tools; resources and prompts", async () => {
