@@ -98,7 +98,7 @@ export interface Connector {
   start?(): Promise<void>;
   /** Disconnects and stops anything it started; `runtime.close()` awaits it. */
   close?(): Promise<void>;
-  /** Resources, prompts, completions and readiness, for `codemode.connector(name)`. */
+  /** Resources, prompts, completions and readiness, for `caplets.<name>`. */
   handle?: ConnectorHandle;
   /** Subscribes to changes of `tools` (an MCP server's `list_changed`); returns an unsubscribe. */
   onToolsChanged?(listener: () => void): () => void;

@@ -1,5 +1,5 @@
 /**
- * The non-tool side of an MCP connector (`codemode.connector(name)`):
+ * The non-tool side of an MCP connector (`caplets.<name>`):
  * readiness, resources, resource templates, prompts and completions,
  * mapped one to one onto the SDK's requests. Listings come a page at a
  * time as the server pages them. A server that does not declare the
