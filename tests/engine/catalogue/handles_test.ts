@@ -325,3 +325,33 @@ return { codes, completions, prompt: prompt.ok ? "passed" : prompt.error.code };
   assert.equal(out.prompt, "invalid_input");
   assert.deepEqual(backendCursors, [], "no bad input reached the backend");
 });
+
+Deno.test("caplets in a session: a later execution holds the same frozen handles and they work", async () => {
+  await using rt = await createRuntime({
+    connectors: connectors(),
+    db: ":memory:",
+    pool: { size: 0 },
+  });
+  const first = await rt.execute({ session: true, code: "const kept = caplets.math; return 1" });
+  const sessionId = first.meta.sessionId!;
+  const later = ok(
+    await rt.execute({
+      sessionId,
+      code: `const page = await caplets.math.tools({ limit: 2 });
+return [kept === caplets.math, kept === codemode.connector("math"), page.items.map((t) => t.name)];`,
+    }),
+  );
+  assert.deepEqual(later, [true, true, ["tool0", "tool1"]]);
+  const tamper = ok(
+    await rt.execute({
+      sessionId,
+      code: `"use strict";
+const tries = [];
+for (const f of [() => { caplets.math = 1; }, () => { caplets.math.tools = null; }, () => { caplets.debug.readLogs = null; }, () => { globalThis.caplets = {}; }]) {
+  try { f(); tries.push("changed"); } catch { tries.push("refused"); }
+}
+return [tries, typeof caplets.math.tools];`,
+    }),
+  );
+  assert.deepEqual(tamper, [["refused", "refused", "refused", "refused"], "function"]);
+});
