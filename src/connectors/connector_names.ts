@@ -22,6 +22,7 @@ const TOOL_NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
  */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set([
   "codemode",
+  "caplets",
   "console",
   "input",
   "workspace",

@@ -25,6 +25,12 @@ export interface ToolDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   extends ToolAnnotations {
   /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
+  /** A human-readable title (`ToolSummary.title`). */
+  title?: string;
+  /** When to prefer this tool (`ToolSummary.useWhen`). */
+  useWhen?: string;
+  /** When to avoid this tool (`ToolSummary.avoidWhen`). */
+  avoidWhen?: string;
   /** The arguments' schema: checked on the host before `execute`, and the type the model sees. */
   input: I;
   /** The result's schema: when given, each result is checked and the model sees its type. */
@@ -50,6 +56,12 @@ export interface DefineConnectorOptions {
   concurrency?: number;
   /** Default per-call time limit for its tools, in ms (default 30,000). */
   timeoutMs?: number;
+  /** When to prefer the connector (`CapletCard.useWhen` of `caplets.<name>.inspect()`). */
+  useWhen?: string;
+  /** When to avoid the connector (`CapletCard.avoidWhen`). */
+  avoidWhen?: string;
+  /** Words to group and find it by (`CapletCard.tags`). */
+  tags?: string[];
 }
 
 /** Turns zod issues into a message a model can act on, plus details. */
@@ -132,6 +144,9 @@ export function defineConnector(options: DefineConnectorOptions): Connector {
       },
     };
     if (def.timeoutMs !== undefined) tool.timeoutMs = def.timeoutMs;
+    for (const key of ["title", "useWhen", "avoidWhen"] as const) {
+      if (typeof def[key] === "string") tool[key] = def[key];
+    }
     if (output) {
       tool.outputSchema = toJsonSchema(output, "output");
       tool.validateOutput = (value) => {
@@ -150,5 +165,8 @@ export function defineConnector(options: DefineConnectorOptions): Connector {
   const connector: Connector = { name: options.name, description: options.description, tools };
   if (options.concurrency !== undefined) connector.concurrency = options.concurrency;
   if (options.timeoutMs !== undefined) connector.timeoutMs = options.timeoutMs;
+  if (typeof options.useWhen === "string") connector.useWhen = options.useWhen;
+  if (typeof options.avoidWhen === "string") connector.avoidWhen = options.avoidWhen;
+  if (Array.isArray(options.tags)) connector.tags = options.tags.map(String);
   return connector;
 }

@@ -49,6 +49,12 @@ export interface Tool {
   name: string;
   /** What the tool does, for the model: shown in the declarations and searched. */
   description: string;
+  /** A human-readable title (`ToolSummary.title`). */
+  title?: string;
+  /** When to prefer this tool (`ToolSummary.useWhen`). */
+  useWhen?: string;
+  /** When to avoid this tool (`ToolSummary.avoidWhen`). */
+  avoidWhen?: string;
   /** JSON Schema of the arguments; the declarations type them from it. */
   inputSchema: JsonSchema;
   /** JSON Schema of the result; without it the model sees `unknown` (or an observed shape). */
@@ -73,6 +79,12 @@ export interface Connector {
   name: string;
   /** What the connector is for, shown to the model. */
   description: string;
+  /** When to prefer this connector (`CapletCard.useWhen` of `caplets.<name>.inspect()`). */
+  useWhen?: string;
+  /** When to avoid this connector (`CapletCard.avoidWhen`). */
+  avoidWhen?: string;
+  /** Words to group and find it by (`CapletCard.tags`). */
+  tags?: string[];
   /** Its tools; read again when `onToolsChanged` fires. */
   tools: readonly Tool[];
   /** Calls of this connector running at once, across all executions. */
@@ -86,7 +98,7 @@ export interface Connector {
   start?(): Promise<void>;
   /** Disconnects and stops anything it started; `runtime.close()` awaits it. */
   close?(): Promise<void>;
-  /** Resources, prompts, completions and readiness, for `codemode.connector(name)`. */
+  /** Resources, prompts, completions and readiness, for `caplets.<name>`. */
   handle?: ConnectorHandle;
   /** Subscribes to changes of `tools` (an MCP server's `list_changed`); returns an unsubscribe. */
   onToolsChanged?(listener: () => void): () => void;
@@ -164,9 +176,15 @@ export interface ConnectorHandle {
   prompts?(cursor?: string): Promise<Page<PromptInfo>>;
   /** The prompt's messages (`{ description?, messages: [{ role, content }] }`). */
   getPrompt?(name: string, args?: Record<string, string>): Promise<unknown>;
-  /** Completion values for an argument of a prompt or a resource template. */
+  /**
+   * Completion values for an argument of a prompt or a resource template (`resourceTemplate`
+   * as `caplets.<id>.complete()` documents it; `resource` is the same, MCP's name).
+   */
   complete?(
-    ref: { type: "prompt"; name: string } | { type: "resource"; uri: string },
+    ref:
+      | { type: "prompt"; name: string }
+      | { type: "resourceTemplate"; uri: string }
+      | { type: "resource"; uri: string },
     argument: { name: string; value: string },
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
 }

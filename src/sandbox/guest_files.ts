@@ -20,6 +20,8 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/entry.ts",
   "sandbox/guest/conceal.ts",
   "sandbox/guest/globals.ts",
+  "sandbox/guest/caplets.ts",
+  "sandbox/guest/tool_errors.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

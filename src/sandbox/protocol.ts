@@ -120,7 +120,7 @@ export interface SnippetModule {
   input: unknown;
 }
 
-/** The methods of a uniform connector handle (`codemode.connector(id)`). */
+/** The methods of a Caplet handle (`caplets.<id>`, also `codemode.connector(id)`), besides `id`. */
 export const HANDLE_METHODS = [
   "inspect",
   "check",
@@ -141,14 +141,20 @@ export const HANDLE_METHODS = [
 /** One of {@link HANDLE_METHODS}. */
 export type HandleMethod = (typeof HANDLE_METHODS)[number];
 
-/** A handle method call (all but `callTool`, which is a tool call). */
+/**
+ * A handle method call (all but `callTool`, which is a tool call). `args` are the script's, as
+ * it passed them (`PageInput`, `CompleteInput`, …): the host checks them.
+ */
 export interface HandleParams {
   connector: string;
   method: HandleMethod;
   args: unknown[];
 }
 
-/** What every handle method returns: expected failures are values, never thrown. */
+/**
+ * What the host answers every handle method with: expected failures are values. The guest hands
+ * the listings' and `inspect()`'s `data` to the script bare, and throws their errors.
+ */
 export type HandleResult =
   | { ok: true; data: unknown; meta?: Record<string, unknown> }
   | { ok: false; error: { code: string; message: string; details?: unknown } };

@@ -62,7 +62,7 @@ await files.write_file({ path: input.path, content: loud });
 const back = (await files.read_text_file({ path: input.path })).content;
 const handle = codemode.connector("files");
 const found = await handle.searchTools("read a text file");
-return { back, tool: found.ok ? found.data.items[0].name : found.error.code };`,
+return { back, tool: found.items[0]?.name };`,
     });
     const out = completed(run);
     assert.equal(out.back, "THE SUM OF 40 AND 2 IS 42.");

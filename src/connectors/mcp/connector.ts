@@ -56,6 +56,12 @@ export class McpConnector implements Connector {
   readonly timeoutMs?: number;
   /** Readiness, resources, prompts and completions. */
   readonly handle: ConnectorHandle;
+  /** When to prefer this server, as configured. */
+  readonly useWhen?: string;
+  /** When to avoid this server, as configured. */
+  readonly avoidWhen?: string;
+  /** Tags, as configured. */
+  readonly tags?: string[];
   readonly #description?: string;
   readonly #target: McpTarget;
   readonly #callTimeoutMs: number;
@@ -68,6 +74,9 @@ export class McpConnector implements Connector {
     this.#target = resolveTarget(options);
     this.name = options.name;
     if (options.description !== undefined) this.#description = options.description;
+    if (typeof options.useWhen === "string") this.useWhen = options.useWhen;
+    if (typeof options.avoidWhen === "string") this.avoidWhen = options.avoidWhen;
+    if (Array.isArray(options.tags)) this.tags = options.tags.map(String);
     if (options.concurrency !== undefined) this.concurrency = options.concurrency;
     if (options.callTimeoutMs !== undefined) this.timeoutMs = options.callTimeoutMs;
     this.#tools = new ToolList(

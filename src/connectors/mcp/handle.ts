@@ -1,5 +1,5 @@
 /**
- * The non-tool side of an MCP connector (`codemode.connector(name)`):
+ * The non-tool side of an MCP connector (`caplets.<name>`):
  * readiness, resources, resource templates, prompts and completions,
  * mapped one to one onto the SDK's requests. Listings come a page at a
  * time as the server pages them. A server that does not declare the
@@ -127,6 +127,7 @@ export class McpHandle implements ConnectorHandle {
     ref: CompletionRef,
     argument: { name: string; value: string },
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
+    // MCP names a resource template's reference "ref/resource".
     const mcpRef = ref.type === "prompt"
       ? { type: "ref/prompt" as const, name: ref.name }
       : { type: "ref/resource" as const, uri: ref.uri };

@@ -25,6 +25,12 @@ export interface McpCommonOptions {
   name: string;
   /** Shown to the model; defaults to the server's own title and version. */
   description?: string;
+  /** When to prefer this server (`CapletCard.useWhen` of `caplets.<name>.inspect()`). */
+  useWhen?: string;
+  /** When to avoid this server (`CapletCard.avoidWhen`). */
+  avoidWhen?: string;
+  /** Words to group and find it by (`CapletCard.tags`). */
+  tags?: string[];
   /** Time for the server to start, answer `initialize` and list its tools, in ms. */
   startupTimeoutMs?: number;
   /** Per-call time limit for tools and handle methods, in ms. */

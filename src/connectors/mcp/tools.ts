@@ -119,6 +119,7 @@ export function buildTool(
     execute: (args, context) => call(mcpName, args, context),
   };
   if (definition.outputSchema) tool.outputSchema = definition.outputSchema as JsonSchema;
+  if (typeof definition.title === "string") tool.title = definition.title;
   return tool;
 }
 

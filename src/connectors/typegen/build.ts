@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { ConnectorInfo } from "../types.ts";
+import { declareCaplets } from "./caplets.ts";
 import { CODEMODE_DECLARATION } from "./codemode.ts";
 import { declareConnector } from "./declarations.ts";
 
@@ -40,7 +41,11 @@ export function buildDeclarations(
 ): BuiltDeclarations {
   // Code-unit order, not localeCompare: the hash must not depend on the locale.
   const sorted = [...connectors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const parts = [CODEMODE_DECLARATION, ...sorted.map(declareConnector)];
+  const parts = [
+    CODEMODE_DECLARATION,
+    declareCaplets(sorted.map((c) => c.name)),
+    ...sorted.map(declareConnector),
+  ];
   if (extra) parts.push(extra);
   const declarations = parts.join("\n");
   const declarationHash = createHash("sha256").update(declarations).digest("hex");

@@ -24,11 +24,13 @@ import type { Description } from "./description.ts";
 
 export type { Description };
 
-interface Observed {
+export interface Observed {
   shape: Shape;
   samples: number;
   /** The shape as TypeScript: what a write is worth making for (counts change every time). */
   rendered: string;
+  /** When it was last observed (ms since the epoch; from the store: when it last changed). */
+  at: number;
 }
 
 /**
@@ -133,6 +135,7 @@ export class Catalogue {
           shape: row.shape,
           samples: row.samples,
           rendered: shapeToTs(row.shape),
+          at: row.updatedAt,
         });
       }
     }
@@ -228,12 +231,18 @@ export class Catalogue {
     const shape = before ? mergeShapes(before.shape, observeShape(value)) : observeShape(value);
     const rendered = shapeToTs(shape);
     const samples = (before?.samples ?? 0) + 1;
-    if (!this.#remember(ns, `${connector}.${tool}`, { shape, samples, rendered })) return;
+    const observed = { shape, samples, rendered, at: Date.now() };
+    if (!this.#remember(ns, `${connector}.${tool}`, observed)) return;
     // Written only when what describe() shows changed: after a few results, almost never.
     if (rendered !== before?.rendered) {
       this.#shapes.put({ namespace: ns, connector, tool, shape, samples, updatedAt: Date.now() })
         .catch(() => {});
     }
+  }
+
+  /** The output shape `namespace`'s results of `connector.tool` showed, if any. */
+  observation(path: string, namespace?: string): Readonly<Observed> | undefined {
+    return this.#observed.get(observedKey(checkNamespace(namespace), path));
   }
 
   /** Keeps an observation; false when the namespace is at its cap and this tool is new to it. */

@@ -1,75 +1,37 @@
 /**
- * The host side of `codemode.connector(id)`: one set of methods for every
- * connector, whatever made it (zod, MCP, OpenAPI, built-in). Every method
- * answers `{ ok: true, data } | { ok: false, error }`; an expected failure
- * (backend down, unknown tool, unsupported method) is a value, never a
- * thrown error. `callTool` is not here: the guest sends it as a tool call,
- * so it is authorized and journaled like any other.
+ * The host side of `caplets.<id>` (and `codemode.connector(id)`, the same
+ * handle): one set of methods for every connector, whatever made it (zod,
+ * MCP, OpenAPI, built-in). Every method answers the guest `{ ok: true, data }
+ * | { ok: false, error }`; an expected failure (backend down, unknown tool,
+ * unsupported method) is a value, never a thrown error. The guest hands
+ * listings and `inspect()` to the script bare, as documented (a listing of
+ * what a backend does not offer is an empty page). `callTool` is not here:
+ * the guest sends it as a tool call, so it is authorized and journaled.
  *
  * @module
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
-import { SearchIndex } from "../../connectors/search.ts";
-import type { ConnectorHandle, Page } from "../../connectors/types.ts";
+import type { Connector, ConnectorCheck, ConnectorHandle, Page } from "../../connectors/types.ts";
 import { CordonError, toErrorInfo } from "../../errors.ts";
 import { HANDLE_METHODS, type HandleMethod, type HandleResult } from "../../sandbox/protocol.ts";
 import type { Catalogue } from "./catalogue.ts";
-
-/** Items per page of a tool listing. */
-export const HANDLE_PAGE_SIZE = 50;
-/** Pages read from a backend to search its resources or prompts; enough for real servers. */
-export const MAX_SEARCH_PAGES = 20;
-/** Hits returned by `searchResources` / `searchPrompts` at most. */
-export const MAX_HANDLE_HITS = 20;
+import { completeArgs, promptArgs } from "./handle_args.ts";
+import { toolDescriptor, toolSummary } from "./handle_descriptor.ts";
+import {
+  backendPage,
+  collect,
+  DEFAULT_HANDLE_HITS,
+  MAX_SEARCH_PAGES,
+  pageInput,
+  pageOf,
+  rank,
+} from "./handle_pages.ts";
 
 function str(value: unknown, what: string): string {
   if (typeof value !== "string" || value === "") {
     throw new CordonError("invalid_input", `${what} must be a non-empty string`);
   }
   return value;
-}
-
-function offsetOf(cursor: unknown): number {
-  if (cursor === undefined || cursor === null) return 0;
-  const n = Number(cursor);
-  if (typeof cursor !== "string" || !Number.isSafeInteger(n) || n < 0) {
-    throw new CordonError("invalid_input", "Unknown cursor; pass back a nextCursor you were given");
-  }
-  return n;
-}
-
-function pageOf<T>(all: T[], cursor: unknown, size = HANDLE_PAGE_SIZE): Page<T> {
-  const start = offsetOf(cursor);
-  const items = all.slice(start, start + size);
-  return start + size < all.length ? { items, nextCursor: String(start + size) } : { items };
-}
-
-async function collect<T>(list: (cursor?: string) => Promise<Page<T>>): Promise<Page<T>> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_SEARCH_PAGES; i++) {
-    const page = await list(cursor);
-    items.push(...page.items);
-    cursor = page.nextCursor;
-    if (!cursor) return { items };
-  }
-  return { items, truncated: true };
-}
-
-/** Ranks listed items (resources, prompts) for a query with the same engine as tool search. */
-function rank<T extends { name: string; description?: string }>(
-  items: T[],
-  query: string,
-  key: (item: T) => string,
-): T[] {
-  const index = new SearchIndex(items.map((item) => ({
-    kind: "tool" as const,
-    path: key(item),
-    name: item.name,
-    description: `${item.description ?? ""} ${key(item)}`,
-  })));
-  const byKey = new Map(items.map((item) => [key(item), item]));
-  return index.search(query, { limit: MAX_HANDLE_HITS }).items.map((h) => byKey.get(h.path)!);
 }
 
 function need<K extends keyof ConnectorHandle>(
@@ -82,6 +44,16 @@ function need<K extends keyof ConnectorHandle>(
     throw new CordonError("not_supported", `${connector} does not offer ${method}`);
   }
   return fn.bind(handle) as NonNullable<ConnectorHandle[K]>;
+}
+
+/** A listing of what a backend does not offer is an empty page, as documented. */
+async function orEmpty<T>(list: () => Promise<Page<T>>): Promise<Page<T>> {
+  try {
+    return await list();
+  } catch (err) {
+    if (err instanceof CordonError && err.code === "not_supported") return { items: [] };
+    throw err;
+  }
 }
 
 /**
@@ -132,6 +104,7 @@ export async function handleRequest(
         namespace,
       )
       : await dispatch(method, args, id, registry, catalogue, namespace);
+    if (method === "check") return checkResult(data as ConnectorCheck);
     return { ok: true, data };
   } catch (err) {
     const info = toErrorInfo(err, "tool_error");
@@ -156,91 +129,124 @@ async function dispatch(
 ): Promise<unknown> {
   const connector = registry.connector(id)!;
   const handle = connector.handle;
-  const tools = () =>
-    connector.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      annotations: t.annotations,
-    }));
   switch (method) {
     case "inspect":
-      return {
-        id,
-        description: connector.description,
-        tools: connector.tools.length,
-        supports: HANDLE_METHODS.filter((m) => {
-          if (
-            ["inspect", "check", "tools", "searchTools", "describeTool", "callTool"].includes(m)
-          ) {
-            return true;
-          }
-          const base = m === "searchResources"
-            ? "resources"
-            : m === "searchPrompts"
-            ? "prompts"
-            : m;
-          return typeof handle?.[base as keyof ConnectorHandle] === "function";
-        }),
-      };
+      return capletCard(id, connector);
     case "check":
       return handle
         ? await handle.check()
         : { ready: true, info: { tools: connector.tools.length } };
     case "tools":
-      return pageOf(tools(), args[0]);
+      return pageOf(connector.tools.map(toolSummary), pageInput(args[0]));
     case "searchTools": {
       const query = typeof args[0] === "string" ? args[0] : "";
-      const names = new Set(connector.tools.map((t) => t.name));
-      const hits: unknown[] = [];
+      const request = pageInput(args[1], DEFAULT_HANDLE_HITS);
+      const hits: string[] = [];
       let cursor: string | undefined;
       // The catalogue ranks every connector's tools; keep this connector's, in order.
       for (let i = 0; i < MAX_SEARCH_PAGES; i++) {
         const page = catalogue.search(query, { limit: 100, cursor, namespace });
         for (const h of page.items) {
-          if (h.kind === "tool" && h.connector === id && names.has(h.name)) {
-            hits.push({ name: h.name, description: h.description, score: h.score });
-          }
+          if (h.kind === "tool" && h.connector === id) hits.push(h.name);
         }
         cursor = page.nextCursor;
         if (!cursor) break;
       }
-      const options = (args[1] ?? {}) as { limit?: unknown; cursor?: unknown };
-      const limit = Number.isSafeInteger(options.limit) ? Math.max(1, options.limit as number) : 10;
-      return pageOf(hits, options.cursor, limit);
+      const byName = new Map(connector.tools.map((t) => [t.name, t]));
+      const found = hits.flatMap((name) =>
+        byName.has(name) ? [toolSummary(byName.get(name)!)] : []
+      );
+      return pageOf(found, request);
     }
-    case "describeTool":
-      return catalogue.describe(`${id}.${str(args[0], "The tool name")}`, undefined, namespace);
+    case "describeTool": {
+      const name = str(args[0], "The tool name");
+      const tool = registry.tool(id, name);
+      if (!tool) {
+        throw new CordonError(
+          "tool_not_found",
+          `${id} has no tool "${name}"; use searchTools() or tools() to find one`,
+          { details: { path: `${id}.${name}` } },
+        );
+      }
+      return toolDescriptor(catalogue, id, tool, namespace);
+    }
     case "resources":
-      return await need(handle, "resources", id)(args[0] as string | undefined);
+      return await orEmpty(() => backendPage(need(handle, "resources", id), pageInput(args[0])));
     case "resourceTemplates":
-      return await need(handle, "resourceTemplates", id)(args[0] as string | undefined);
-    case "readResource":
-      return await need(handle, "readResource", id)(str(args[0], "The resource URI"));
+      return await orEmpty(() =>
+        backendPage(need(handle, "resourceTemplates", id), pageInput(args[0]))
+      );
     case "prompts":
-      return await need(handle, "prompts", id)(args[0] as string | undefined);
-    case "getPrompt":
-      return await need(handle, "getPrompt", id)(
-        str(args[0], "The prompt name"),
-        (args[1] ?? undefined) as Record<string, string> | undefined,
-      );
-    case "complete":
-      return await need(handle, "complete", id)(
-        args[0] as Parameters<NonNullable<ConnectorHandle["complete"]>>[0],
-        args[1] as { name: string; value: string },
-      );
+      return await orEmpty(() => backendPage(need(handle, "prompts", id), pageInput(args[0])));
+    case "readResource": {
+      const uri = str(args[0], "The resource URI");
+      return await need(handle, "readResource", id)(uri);
+    }
+    case "getPrompt": {
+      // The input is checked first: a bad one is the script's error whatever the backend offers.
+      const [name, values] = [str(args[0], "The prompt name"), promptArgs(args[1])];
+      return await need(handle, "getPrompt", id)(name, values);
+    }
+    case "complete": {
+      const { ref, argument } = completeArgs(args);
+      return await need(handle, "complete", id)(ref, argument);
+    }
     case "searchResources": {
-      const all = await collect(need(handle, "resources", id));
-      return {
-        items: rank(all.items, String(args[0] ?? ""), (r) => r.uri),
-        truncated: all.truncated ?? false,
-      };
+      const request = pageInput(args[1], DEFAULT_HANDLE_HITS);
+      return await orEmpty(async () => {
+        const all = await collect(need(handle, "resources", id));
+        const hits = rank(all.items, String(args[0] ?? ""), (r) => r.uri);
+        return truncatedIf(pageOf(hits, request), all.truncated);
+      });
     }
     case "searchPrompts": {
-      const all = await collect(need(handle, "prompts", id));
-      return {
-        items: rank(all.items, String(args[0] ?? ""), (p) => p.name),
-        truncated: all.truncated ?? false,
-      };
+      const request = pageInput(args[1], DEFAULT_HANDLE_HITS);
+      return await orEmpty(async () => {
+        const all = await collect(need(handle, "prompts", id));
+        const hits = rank(all.items, String(args[0] ?? ""), (p) => p.name);
+        return truncatedIf(pageOf(hits, request), all.truncated);
+      });
     }
   }
+}
+
+/** A backend that is not ready is `ok: false`, as the documented guard recipe expects. */
+function checkResult(check: ConnectorCheck): HandleResult {
+  if (check.ready) return { ok: true, data: check };
+  const first = check.problems?.[0];
+  const message = check.problems?.map((p) => p.message).join("; ") || "The backend is not ready";
+  return {
+    ok: false,
+    error: { code: first?.code ?? "connector_unavailable", message, details: check },
+  };
+}
+
+function truncatedIf<T>(page: Page<T>, truncated: boolean | undefined): Page<T> {
+  return truncated ? { ...page, truncated: true } : page;
+}
+
+/** The documented `CapletCard`: who the connector is; `backend` says what it offers. */
+function capletCard(id: string, connector: Connector): Record<string, unknown> {
+  const handle = connector.handle;
+  const card: Record<string, unknown> = {
+    id,
+    name: connector.name,
+    description: connector.description,
+  };
+  if (connector.useWhen !== undefined) card.useWhen = connector.useWhen;
+  if (connector.avoidWhen !== undefined) card.avoidWhen = connector.avoidWhen;
+  if (connector.tags !== undefined) card.tags = [...connector.tags];
+  const offers = (m: keyof ConnectorHandle) => typeof handle?.[m] === "function";
+  card.backend = {
+    tools: connector.tools.length,
+    supports: HANDLE_METHODS.filter((m) => {
+      if (m === "searchResources") return offers("resources");
+      if (m === "searchPrompts") return offers("prompts");
+      if (["inspect", "check", "tools", "searchTools", "describeTool", "callTool"].includes(m)) {
+        return true;
+      }
+      return offers(m as keyof ConnectorHandle);
+    }),
+  };
+  return card;
 }

@@ -1,22 +1,19 @@
 /**
  * What a script sees of the platform, installed on `globalThis` inside the sandbox child: one
  * frozen object per connector, `codemode` (steps, search, describe, snippets, connector
- * handles, logs, recovery), a `console` that sends its lines to the host, and `workspace`.
- * A failed tool call throws an error made here; {@link isToolError} tells the guest's entry
- * that an error is one of those (its code is the host's).
+ * handles, logs, recovery), `caplets` (the same handles and `caplets.debug`), a `console` that
+ * sends its lines to the host, and `workspace`. A failed tool call throws an error made in
+ * `tool_errors.ts`; {@link isToolError} tells the guest's entry that an error is one of those.
  *
  * Runs inside the child, like the entry: nothing but `../../rpc/` and the shared protocol.
  *
  * @module
  */
-import { CordonError, type ErrorInfo } from "../../errors.ts";
 import type { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
-  HANDLE_METHODS,
   type LogLevel,
   METHOD_DESCRIBE,
-  METHOD_HANDLE,
   METHOD_LOG,
   METHOD_READ_LOGS,
   METHOD_READ_RECOVERY,
@@ -28,32 +25,15 @@ import {
   type RunParams,
   type SnippetModule,
 } from "../protocol.ts";
+import { makeCaplets } from "./caplets.ts";
+import { errorInfoOf, isToolError, toolError } from "./tool_errors.ts";
 
 // Captured when the guest loads (before the entry's first line), before user code can touch
 // the intrinsics.
 const { defineProperty, freeze, create } = Object;
-const weakSetHas = WeakSet.prototype.has;
-const weakSetAdd = WeakSet.prototype.add;
 const inspect = Deno.inspect;
 
-/** Errors this guest created for failed tool calls (their code is the host's). */
-const toolErrors = new WeakSet<object>();
-
-/** True when `err` is an error this guest created for a failed tool call. */
-export function isToolError(err: unknown): boolean {
-  return err !== null && typeof err === "object" && Reflect.apply(weakSetHas, toolErrors, [err]);
-}
-
-function toolError(connector: string, tool: string, info: ErrorInfo): Error {
-  const err = new Error(`${connector}.${tool}: ${info.message}`) as Error & {
-    code: string;
-    details?: unknown;
-  };
-  err.code = info.code;
-  if (info.details) err.details = info.details;
-  Reflect.apply(weakSetAdd, toolErrors, [err]);
-  return err;
-}
+export { isToolError };
 
 function makeConnector(peer: Peer, c: GuestConnector): object {
   const handle = create(null);
@@ -62,10 +42,7 @@ function makeConnector(peer: Peer, c: GuestConnector): object {
       try {
         return await peer.request(METHOD_TOOL_CALL, { connector: c.name, tool, args });
       } catch (err) {
-        const info = err instanceof CordonError
-          ? err.toInfo()
-          : { code: "tool_error" as const, message: String(err) };
-        throw toolError(c.name, tool, info);
+        throw toolError(c.name, tool, errorInfoOf(err));
       }
     };
     defineProperty(call, "name", { value: tool });
@@ -79,7 +56,10 @@ function makeConnector(peer: Peer, c: GuestConnector): object {
 const occurrences = new Map<string, number>();
 const runs = new Map<string, number>();
 
-function makeCodemode(peer: Peer): object {
+function makeCodemode(
+  peer: Peer,
+  connectors: GuestConnector[],
+): { codemode: object; caplets: object } {
   const step = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
     if (typeof name !== "string" || name === "" || typeof fn !== "function") {
       throw new TypeError("codemode.step(name, fn) needs a name and a function");
@@ -112,7 +92,6 @@ function makeCodemode(peer: Peer): object {
     const entry = mod.default;
     return typeof entry === "function" ? await entry(got.input) : await entry;
   };
-  const connector = (id: string) => makeHandle(peer, String(id));
   type Paging = { cursor?: string; limit?: number };
   // Fields copied one by one: only these cross, whatever else the script's object holds.
   const readLogs = (o: { logRef: string } & Paging) =>
@@ -127,42 +106,14 @@ function makeCodemode(peer: Peer): object {
       cursor: o?.cursor,
       limit: o?.limit,
     });
-  return freeze({ step, search, describe, run, connector, readLogs, readRecovery });
-}
-
-/**
- * `codemode.connector(id)`: the same methods for every connector. Each returns
- * `{ ok: true, data } | { ok: false, error }` and never throws for an expected failure.
- * `callTool` is a real tool call (authorized, journaled, approvals apply).
- */
-function makeHandle(peer: Peer, id: string): object {
-  const handle = create(null);
-  for (const method of HANDLE_METHODS) {
-    const fn = async (...args: unknown[]) => {
-      try {
-        if (method === "callTool") {
-          const [tool, toolArgs] = args;
-          const data = await peer.request(METHOD_TOOL_CALL, {
-            connector: id,
-            tool: String(tool),
-            args: toolArgs,
-          });
-          return { ok: true, data };
-        }
-        return await peer.request(METHOD_HANDLE, { connector: id, method, args });
-      } catch (err) {
-        const info = err instanceof CordonError
-          ? err.toInfo()
-          : { code: "tool_error" as const, message: String(err) };
-        const error: Record<string, unknown> = { code: info.code, message: info.message };
-        if (info.details) error.details = info.details;
-        return { ok: false, error };
-      }
-    };
-    defineProperty(fn, "name", { value: method });
-    defineProperty(handle, method, { value: fn, enumerable: true });
-  }
-  return freeze(handle);
+  const { caplets, connector } = makeCaplets(peer, connectors.map((c) => c.name), {
+    readLogs,
+    readRecovery,
+  });
+  return {
+    codemode: freeze({ step, search, describe, run, connector, readLogs, readRecovery }),
+    caplets,
+  };
 }
 
 /** A platform request whose failure reads like a failed tool call (`codemode.<what>: …`). */
@@ -175,10 +126,7 @@ async function hostCall(
   try {
     return await peer.request(method, params);
   } catch (err) {
-    const info = err instanceof CordonError
-      ? err.toInfo()
-      : { code: "tool_error" as const, message: String(err) };
-    throw toolError("codemode", what, info);
+    throw toolError("codemode", what, errorInfoOf(err));
   }
 }
 
@@ -213,12 +161,15 @@ function installGlobals(peer: Peer, connectors: GuestConnector[]): void {
       enumerable: false,
     });
   }
-  defineProperty(globalThis, "codemode", {
-    value: makeCodemode(peer),
-    writable: false,
-    configurable: false,
-    enumerable: false,
-  });
+  const { codemode, caplets } = makeCodemode(peer, connectors);
+  for (const [name, value] of [["codemode", codemode], ["caplets", caplets]] as const) {
+    defineProperty(globalThis, name, {
+      value,
+      writable: false,
+      configurable: false,
+      enumerable: false,
+    });
+  }
   const send = (level: LogLevel) => (...args: unknown[]) => {
     const message = args.map((a) =>
       typeof a === "string" ? a : inspect(a, { depth: 4, colors: false })

@@ -72,7 +72,7 @@ Deno.test("observed shapes: field names one namespace's results produced never s
         await rt.execute({
           namespace: "initech",
           code: `const crm = codemode.connector("crm");
-            return (await crm.describeTool("lookup")).data.observedShape ?? null;`,
+            return (await crm.describeTool("lookup")).data.observedOutputShape ?? null;`,
         }),
       );
       assert.equal(viaHandle, null);
