@@ -48,6 +48,8 @@ interface CodemodeDescription {
   observedShape?: string;
   /** How the tool behaves: readOnly, destructive, requiresApproval, … */
   annotations?: Record<string, unknown>;
+  /** A snippet's saved source. */
+  code?: string;
 }
 /** What every connector handle method returns: failures are values, never thrown. */
 type CodemodeResult<T> =
@@ -146,7 +148,7 @@ declare const codemode: {
   ): Promise<{ items: CodemodeSearchHit[]; nextCursor?: string }>;
   /**
    * The full description of one tool or snippet: its types, signature and examples.
-   * @param path "connector.tool" or "snippet:name", as search() returns it.
+   * @param path "connector.tool", or a snippet's name ("name" or "snippet:name").
    */
   describe(path: string): Promise<CodemodeDescription>;
   /**
