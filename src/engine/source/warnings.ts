@@ -18,6 +18,8 @@ export interface FormWarning {
   severity: "warning";
   /** The code's last line, where a `return` would go. */
   line: number;
+  /** Column 1 of that line. */
+  column: number;
 }
 
 /** Answers kept per code: the same code (a snippet, a retry) is read once. */
@@ -101,5 +103,5 @@ export function formWarnings(code: string, form: CodeForm, repl = false): FormWa
       "Send one function, `async (input) => { … }`, or end the statements with `return value`."
     : "The code ran as a script body with no `return` of its own, so its result is undefined. " +
       "End it with `return value` to return something.";
-  return [{ code: "no_return", message, severity: "warning", line: lines.length }];
+  return [{ code: "no_return", message, severity: "warning", line: lines.length, column: 1 }];
 }
