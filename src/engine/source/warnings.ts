@@ -22,6 +22,13 @@ export interface FormWarning {
   column: number;
 }
 
+/**
+ * The longest code whose returns are looked for in its syntax tree: parsing runs on the host's
+ * event loop (about 1 ms per 10,000 characters), and a prompt-sized script is far below.
+ * Longer code with the word `return` in it is taken to return.
+ */
+const MAX_ANALYSED_CHARS = 100_000;
+
 /** Answers kept per code: the same code (a snippet, a retry) is read once. */
 const CACHE_ENTRIES = 256;
 const cache = new Map<string, boolean>();
@@ -56,6 +63,8 @@ function hasOwnReturn(node: unknown): boolean {
 
 /** True when the script body of `code` has a `return` of its own (true when unsure). */
 function scriptReturns(code: string): boolean {
+  if (!/\breturn\b/.test(code)) return false;
+  if (code.length > MAX_ANALYSED_CHARS) return true;
   const hit = cache.get(code);
   if (hit !== undefined) return hit;
   let returns = true;

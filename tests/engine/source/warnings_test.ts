@@ -21,3 +21,8 @@ Deno.test("formWarnings() in a session warns only about code that looks like a f
   const [w] = formWarnings("async () => 1;\nconsole.log(1)", "script", true);
   assert.match(w.message, /not as a function/);
 });
+
+Deno.test("formWarnings() reads a return in a comment or string as no return", () => {
+  assert.equal(formWarnings("// return later\nconsole.log('return')", "script").length, 1);
+  assert.equal(formWarnings("console.log(1)", "script").length, 1);
+});
