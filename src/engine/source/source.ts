@@ -47,7 +47,7 @@ const cache = new Map<string, PreparedSource>();
 /**
  * Transpiles `wrapped`, the user's `code` with `lineOffset` lines before it, or throws a
  * `syntax_error` located in the user's code. An error the parser only meets in the wrapper's
- * closing line (an unclosed bracket on the last line) points at the end of the last line.
+ * closing line (an unclosed bracket) points at the end of the code's last line.
  */
 function transpile(wrapped: string, lineOffset: number, code: string): string {
   try {
@@ -64,7 +64,7 @@ function transpile(wrapped: string, lineOffset: number, code: string): string {
         const last = lines.length - 1 - [...lines].reverse().findIndex((l) => l.trim() !== "");
         const at = last >= lines.length ? lines.length - 1 : last;
         location = { line: at + 1, column: lines[at].trimEnd().length + 1 };
-        message = "Unexpected end of code: a bracket or string on this line is not closed";
+        message = "Unexpected end of code: a bracket, brace or string is not closed";
       }
     }
     const where = location ? ` at line ${location.line}, column ${location.column}` : "";
