@@ -50,6 +50,8 @@ interface CodemodeDescription {
   observedShape?: string;
   /** How the tool behaves: readOnly, destructive, requiresApproval, … */
   annotations?: Record<string, unknown>;
+  /** A snippet's saved source. */
+  code?: string;
 }
 /** The platform API, beside the connectors. */
 declare const codemode: {
@@ -71,7 +73,7 @@ declare const codemode: {
   ): Promise<{ items: CodemodeSearchHit[]; nextCursor?: string }>;
   /**
    * The full description of one tool or snippet: its types, signature and examples.
-   * @param path "connector.tool" or "snippet:name", as search() returns it.
+   * @param path "connector.tool", or a snippet's name ("name" or "snippet:name").
    */
   describe(path: string): Promise<CodemodeDescription>;
   /**

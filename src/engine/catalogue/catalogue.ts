@@ -165,8 +165,8 @@ export class Catalogue {
   }
 
   /**
-   * Describes `connector.tool` or `snippet:name` as `namespace` sees it: its snippets, and the
-   * output shapes its own results showed.
+   * Describes `connector.tool`, or a snippet by its bare name or `snippet:name` (with its
+   * code), as `namespace` sees it: its snippets, and the output shapes its own results showed.
    */
   describe(
     path: string,
@@ -177,24 +177,13 @@ export class Catalogue {
       throw new CordonError("invalid_request", "describe() needs a path like math.add");
     }
     const ns = checkNamespace(namespace);
-    if (path.startsWith("snippet:")) {
-      const key = snippetKey(ns, path.slice("snippet:".length));
-      const row = this.#snippets.get(key);
-      if (!row) throw notFound(path, "snippet_not_found");
-      const input = snippetTypes ? snippetTypes(row) : "unknown";
-      return {
-        kind: "snippet",
-        path,
-        description: row.description,
-        signature: `codemode.run("${row.name}", input: ${input}): Promise<unknown>`,
-        input,
-        output: "unknown",
-        examples: [`const out = await codemode.run(${JSON.stringify(row.name)}, input);`],
-        version: row.version,
-        stale: row.stale,
-        connectors: row.connectors,
-      };
-    }
+    // A tool is always `connector.tool`; a snippet's name has no dot.
+    const name = path.startsWith("snippet:")
+      ? path.slice("snippet:".length)
+      : path.includes(".")
+      ? undefined
+      : path;
+    if (name !== undefined) return this.#describeSnippet(path, name, ns, snippetTypes);
     const dot = path.indexOf(".");
     const connector = dot > 0 ? path.slice(0, dot) : "";
     const toolName = dot > 0 ? path.slice(dot + 1) : "";
@@ -217,6 +206,30 @@ export class Catalogue {
       d.observedSamples = seen.samples;
     }
     return d;
+  }
+
+  #describeSnippet(
+    path: string,
+    name: string,
+    namespace: string,
+    snippetTypes?: (row: SnippetRow) => string,
+  ): Description {
+    const row = this.#snippets.get(snippetKey(namespace, name));
+    if (!row) throw notFound(path, "snippet_not_found");
+    const input = snippetTypes ? snippetTypes(row) : "unknown";
+    return {
+      kind: "snippet",
+      path: `snippet:${row.name}`,
+      description: row.description,
+      signature: `codemode.run("${row.name}", input: ${input}): Promise<unknown>`,
+      input,
+      output: "unknown",
+      examples: [`const out = await codemode.run(${JSON.stringify(row.name)}, input);`],
+      code: row.code,
+      version: row.version,
+      stale: row.stale,
+      connectors: row.connectors,
+    };
   }
 
   /**
@@ -274,7 +287,10 @@ function snippetKey(namespace: string, name: string): string {
 
 function notFound(path: string, code: "tool_not_found" | "snippet_not_found"): CordonError {
   const what = code === "tool_not_found" ? "tool" : "snippet";
-  return new CordonError(code, `There is no ${what} "${path}"; use search() to find one`, {
+  const hint = code === "snippet_not_found" && !path.startsWith("snippet:")
+    ? " (describe a tool as connector.tool)"
+    : "";
+  return new CordonError(code, `There is no ${what} "${path}"${hint}; use search() to find one`, {
     details: { path },
   });
 }

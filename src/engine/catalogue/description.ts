@@ -27,6 +27,8 @@ export interface Description {
   observedSamples?: number;
   /** Tools: how the tool behaves (`readOnly`, `requiresApproval`, `replay`, …). */
   annotations?: Record<string, unknown>;
+  /** Snippets: the saved source, as `codemode.run` runs it. */
+  code?: string;
   /** Snippets: the version described and whether it still type-checks. */
   version?: number;
   /** Snippets: true when, checked again after the tool declarations changed, it failed. */

@@ -17,8 +17,8 @@ import { describeForModel } from "../catalogue/model_prompt.ts";
 import type { PlatformHost } from "./platform.ts";
 import type {
   SaveSnippetOptions,
+  Snippet,
   SnippetDetails,
-  SnippetInfo,
   Snippets,
 } from "../snippets/snippets.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
@@ -35,17 +35,19 @@ export interface DiscoveryApi {
   types(): { declarations: string; declarationHash: string };
   /** Ranks tools and the namespace's snippets for a query, paged. */
   search(query: string, options?: { limit?: number; cursor?: string } & InNamespace): SearchPage;
-  /** Describes `connector.tool` or `snippet:name`. */
+  /** Describes `connector.tool`, or a snippet by its name (`name` or `snippet:name`) with its code. */
   describe(path: string, options?: InNamespace): Promise<Description>;
   /** The compact description of code mode a model sees (the `execute` tool's description). */
   modelDescription(options?: InNamespace): Promise<string>;
   /**
-   * Saves a completed execution's code under `name` (a new version if the name exists), in the
-   * execution's namespace.
+   * Saves an execution's code under `name` (a new version if the name exists), in the
+   * execution's namespace, and returns the {@link Snippet}. The execution is
+   * `options.executionId` (a completed one), or by default the current one: the execution on
+   * whose behalf the calling code runs (a connector tool's `execute`).
    */
-  saveSnippet(name: string, options: SaveSnippetOptions): Promise<SnippetInfo>;
-  /** The newest version of every snippet in a namespace. */
-  snippets(options?: InNamespace): Promise<SnippetInfo[]>;
+  saveSnippet(name: string, options?: SaveSnippetOptions): Promise<Snippet>;
+  /** The newest version of every snippet in a namespace, each with its code. */
+  snippets(options?: InNamespace): Promise<Snippet[]>;
   /** One snippet with its code and versions; `undefined` if unknown. */
   snippet(name: string, options?: InNamespace): Promise<SnippetDetails | undefined>;
   /** Deletes every version of a snippet. */

@@ -9,6 +9,7 @@ import type { ErrorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow, ExecutionStatus } from "../../store/executions.ts";
 import type { Workspace } from "../workspaces/workspace.ts";
+import { formWarnings } from "../source/warnings.ts";
 import type { Limits } from "./limits.ts";
 import { ownTraceId } from "./trace.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
@@ -61,7 +62,9 @@ export function envelope(
     ...partial,
     logs: pass.logs.inline(),
     calls,
-    diagnostics: syntaxDiagnostics(error),
+    diagnostics: partial.status === "completed"
+      ? formWarnings(row.code, pass.form, run.session !== undefined)
+      : syntaxDiagnostics(error),
     meta,
   } as ExecuteResult;
 }

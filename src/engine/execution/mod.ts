@@ -22,6 +22,7 @@ export { EventHub, type ExecutionEvent, type ExecutionListener } from "./events.
 export { executionsApi, readLogPage } from "./records.ts";
 export type {
   ExecutionDetails,
+  ExecutionList,
   ExecutionsApi,
   ExecutionSummary,
   LogPage,

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   CordonError,
   type ErrorCode,
@@ -57,6 +58,13 @@ function readStep(params: unknown): StepParams {
   return { name: p.name, occurrence: p.occurrence!, value: p.value };
 }
 
+/**
+ * The execution on whose behalf host code runs now: set while a request of its child is
+ * answered, so a tool's `execute` (and whatever it awaits), a listener told of its calls, and
+ * the decision on a call that waited all see it. `saveSnippet()` defaults to it.
+ */
+export const currentExecution: AsyncLocalStorage<string> = new AsyncLocalStorage<string>();
+
 /** The error for a request the child sent after it answered (nobody reads it). */
 export function late(method: string): CordonError {
   return new CordonError("interrupted", `The execution has answered; ${method} was dropped`);
@@ -88,7 +96,10 @@ export class ChildRequests {
   /** Answers a request of the child's, noting the code of every failure it is told. */
   async answer(method: string, params: unknown): Promise<unknown> {
     try {
-      return await this.#onRequest(method, params);
+      return await currentExecution.run(
+        this.#o.executionId,
+        () => this.#onRequest(method, params),
+      );
     } catch (err) {
       // The peer sends a non-CordonError as `tool_error`; the same code is noted here.
       this.told.add(toErrorInfo(err).code);

@@ -18,6 +18,7 @@ import { checkNamespace } from "../common/namespace.ts";
 import { checkRef, pageLimit, seqCursor } from "../common/paging.ts";
 import type {
   ExecutionDetails,
+  ExecutionList,
   ExecutionsApi,
   ExecutionSummary,
   LogPage,
@@ -25,6 +26,7 @@ import type {
 
 function summary(r: ExecutionRow): ExecutionSummary {
   const s: ExecutionSummary = {
+    id: r.id,
     executionId: r.id,
     namespace: r.namespace,
     status: r.status,
@@ -94,7 +96,9 @@ export function executionsApi(engine: Engine): ExecutionsApi {
         throw new CordonError("invalid_request", (err as Error).message);
       }
       const items = page.items.map(summary);
-      return page.nextCursor ? { items, nextCursor: page.nextCursor } : { items };
+      const list: ExecutionList = Object.assign([...items], { items });
+      if (page.nextCursor) list.nextCursor = page.nextCursor;
+      return list;
     },
     async execution(id) {
       const r = await store.get(String(id));

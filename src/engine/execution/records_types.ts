@@ -11,7 +11,9 @@ import type { CallRecord, LogEntry, PendingAction } from "./types.ts";
 
 /** An execution as listed. */
 export interface ExecutionSummary {
-  /** The execution's id. */
+  /** The execution's id (what `saveSnippet(name, { executionId })` takes). */
+  id: string;
+  /** The execution's id, as every other result names it (the same as `id`). */
   executionId: string;
   /** The tenant it belongs to. */
   namespace: string;
@@ -28,6 +30,18 @@ export interface ExecutionSummary {
   /** The failure's code and message, when it ended in `error` or `rejected`. */
   error?: { code: string; message: string };
 }
+
+/**
+ * Executions newest first, as an array (`runs[0].id` is the newest), that is also a page:
+ * `items` holds the same entries and `nextCursor`, when there are more, is passed back as
+ * `cursor` for the next page.
+ */
+export type ExecutionList = ExecutionSummary[] & {
+  /** The same entries as the array, newest first. */
+  items: ExecutionSummary[];
+  /** Pass back as `cursor` for the next page; absent on the last one. */
+  nextCursor?: string;
+};
 
 /** An execution with its code, outcome and whole call log. */
 export interface ExecutionDetails extends ExecutionSummary {
@@ -67,13 +81,13 @@ export interface LogPage {
 
 /** The executions part of the runtime's API: listing, reading, deleting, logs, live events. */
 export interface ExecutionsApi {
-  /** Executions newest first (of one namespace when given). */
+  /**
+   * Executions newest first (of one namespace when given), one page of `limit` (default 50):
+   * an array that also carries `items` and `nextCursor`.
+   */
   executions(
     options?: { status?: ExecutionStatus; namespace?: string; limit?: number; cursor?: string },
-  ): Promise<{
-    items: ExecutionSummary[];
-    nextCursor?: string;
-  }>;
+  ): Promise<ExecutionList>;
   /** One execution with its call log; `undefined` if unknown. */
   execution(executionId: string): Promise<ExecutionDetails | undefined>;
   /**

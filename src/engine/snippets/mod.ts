@@ -6,4 +6,10 @@
  */
 export { Snippets } from "./snippets.ts";
 export { MAX_SNIPPET_DESCRIPTION_CHARS, SNIPPET_NAME } from "./rules.ts";
-export type { PreparedSnippet, SaveSnippetOptions, SnippetDetails, SnippetInfo } from "./types.ts";
+export type {
+  PreparedSnippet,
+  SaveSnippetOptions,
+  Snippet,
+  SnippetDetails,
+  SnippetInfo,
+} from "./types.ts";

@@ -13,13 +13,14 @@ import { schemaToTs } from "../../connectors/typegen/mod.ts";
 import { CordonError } from "../../errors.ts";
 import type { SnippetModule } from "../../sandbox/protocol.ts";
 import type { CallStore } from "../../store/calls.ts";
-import type { ExecutionStore } from "../../store/executions.ts";
+import type { ExecutionRow, ExecutionStore } from "../../store/executions.ts";
 import type { SnippetRow, SnippetStore } from "../../store/snippets.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Checker } from "../typecheck/checker.ts";
 import { type PreparedSource, prepareSource } from "../source/source.ts";
 import { formOf, type TypeDiagnostic } from "../typecheck/check.ts";
 import { checkNamespace } from "../common/namespace.ts";
+import { currentExecution } from "../execution/pass_requests.ts";
 import {
   checkName,
   MAX_INPUT_SCHEMA_CHARS,
@@ -29,8 +30,8 @@ import {
 import {
   type PreparedSnippet,
   type SaveSnippetOptions,
+  type Snippet,
   type SnippetDetails,
-  type SnippetInfo,
   toSnippetInfo,
 } from "./types.ts";
 
@@ -43,6 +44,7 @@ export {
 export {
   type PreparedSnippet,
   type SaveSnippetOptions,
+  type Snippet,
   type SnippetDetails,
   type SnippetInfo,
   toSnippetInfo,
@@ -62,13 +64,17 @@ export class Snippets {
       prepareSource,
   ) {}
 
-  async save(name: string, options: SaveSnippetOptions): Promise<SnippetInfo> {
+  async save(name: string, options?: SaveSnippetOptions): Promise<Snippet> {
     checkName(name);
-    const o = options ?? ({} as SaveSnippetOptions);
-    if (typeof o.description !== "string" || o.description.trim() === "") {
-      throw new CordonError("invalid_request", "A snippet needs a description");
+    const o = options ?? {};
+    if (typeof o !== "object" || Array.isArray(o)) {
+      throw new CordonError("invalid_request", "saveSnippet() options must be an object");
     }
-    if (o.description.length > MAX_SNIPPET_DESCRIPTION_CHARS) {
+    const description = o.description ?? "";
+    if (typeof description !== "string") {
+      throw new CordonError("invalid_request", "A snippet's description must be a string");
+    }
+    if (description.length > MAX_SNIPPET_DESCRIPTION_CHARS) {
       throw new CordonError(
         "invalid_request",
         `A snippet description is at most ${MAX_SNIPPET_DESCRIPTION_CHARS} characters`,
@@ -88,20 +94,11 @@ export class Snippets {
       }
       validatorOf(o.inputSchema, true);
     }
-    const execution = await this.executions.get(String(o.executionId));
-    if (!execution) {
-      throw new CordonError("execution_not_found", `There is no execution ${o.executionId}`);
-    }
-    if (execution.status !== "completed") {
-      throw new CordonError(
-        "invalid_state",
-        `Execution ${execution.id} is ${execution.status}; only completed code is saved as a snippet`,
-      );
-    }
+    const execution = await this.#source(name, o.executionId);
     const row = await this.store.save({
       namespace: execution.namespace,
       name,
-      description: o.description.trim(),
+      description: description.trim(),
       code: execution.code,
       inputSchema: o.inputSchema,
       connectors: await this.#connectorsUsed(execution.id, execution.code),
@@ -111,6 +108,35 @@ export class Snippets {
     });
     this.catalogue.snippetChanged(row.namespace, name, row);
     return toSnippetInfo(row);
+  }
+
+  /**
+   * The execution to save: `executionId`, or the current one (whose code may still be running:
+   * it is the code that runs now). A past one must have completed.
+   */
+  async #source(name: string, executionId: unknown): Promise<ExecutionRow> {
+    const current = currentExecution.getStore();
+    const id = executionId ?? current;
+    if (id === undefined) {
+      throw new CordonError(
+        "invalid_request",
+        `saveSnippet("${name}") has no current execution to save (it runs outside any ` +
+          `execution's tool call): pass { executionId }, e.g. the id of runtime.executions()[0]`,
+      );
+    }
+    if (typeof id !== "string" || id === "") {
+      throw new CordonError("invalid_request", "executionId must be an execution's id string");
+    }
+    const execution = await this.executions.get(id);
+    if (!execution) throw new CordonError("execution_not_found", `There is no execution ${id}`);
+    const runsNow = id === current && ["running", "paused"].includes(execution.status);
+    if (execution.status !== "completed" && !runsNow) {
+      throw new CordonError(
+        "invalid_state",
+        `Execution ${execution.id} is ${execution.status}; only completed code is saved as a snippet`,
+      );
+    }
+    return execution;
   }
 
   /** Connectors the run called, and the ones the code names (a branch it did not take). */
@@ -125,18 +151,14 @@ export class Snippets {
     return [...used].sort();
   }
 
-  async list(namespace?: string): Promise<SnippetInfo[]> {
+  async list(namespace?: string): Promise<Snippet[]> {
     return (await this.store.latest(checkNamespace(namespace))).map(toSnippetInfo);
   }
 
   async get(name: string, namespace?: string): Promise<SnippetDetails | undefined> {
     const versions = await this.store.versions(checkNamespace(namespace), checkName(name));
     if (versions.length === 0) return undefined;
-    return {
-      ...toSnippetInfo(versions[0]),
-      code: versions[0].code,
-      versions: versions.map((v) => v.version),
-    };
+    return { ...toSnippetInfo(versions[0]), versions: versions.map((v) => v.version) };
   }
 
   async delete(name: string, namespace?: string): Promise<boolean> {

@@ -7,7 +7,9 @@
  * Three forms are accepted:
  *
  * - **script**: a body with top-level `await` and `return`; `input` is in scope.
- * - **function**: one async arrow or function expression, `async (input) => { … }`.
+ * - **function**: one arrow or function expression, `async (input) => { … }`, after any
+ *   leading comments and with or without a final semicolon (as snippets are written:
+ *   `// saved as "name"` then `async (input) => { … };`).
  * - **module**: an ES module whose `export default` is a function or a value
  *   (chosen when the code has a line starting with `import` or `export`).
  *
@@ -21,6 +23,7 @@
  */
 import { transform } from "sucrase";
 import { CordonError, type SourceLocation } from "../../errors.ts";
+import { functionSource, MODULE_SYNTAX, SUCRASE_OPTIONS } from "./form.ts";
 
 /** Which form the code was read as. */
 export type CodeForm = "script" | "function" | "module";
@@ -41,25 +44,28 @@ export const MAX_CODE_CHARS = 1_000_000;
 const CACHE_ENTRIES = 256;
 const cache = new Map<string, PreparedSource>();
 
-const SUCRASE_OPTIONS = {
-  transforms: ["typescript" as const],
-  disableESTransforms: true,
-  preserveDynamicImport: true,
-};
-
-const MODULE_SYNTAX = /^[ \t]*(?:import[\s{*"']|export[\s{*])/m;
-const FUNCTION_START = /^\s*(?:async\s*(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>))/;
-
-function transpile(wrapped: string, lineOffset: number): string {
+/**
+ * Transpiles `wrapped`, the user's `code` with `lineOffset` lines before it, or throws a
+ * `syntax_error` located in the user's code. An error the parser only meets in the wrapper's
+ * closing line (an unclosed bracket) points at the end of the code's last line.
+ */
+function transpile(wrapped: string, lineOffset: number, code: string): string {
   try {
     return transform(wrapped, SUCRASE_OPTIONS).code;
   } catch (err) {
     const loc = (err as { loc?: { line: number; column: number } }).loc;
     const raw = err instanceof Error ? err.message : String(err);
-    const message = raw.replace(/\s*\(\d+:\d+\)\s*$/, "");
+    let message = raw.replace(/\s*\(\d+:\d+\)\s*$/, "");
     let location: SourceLocation | undefined;
     if (loc) {
+      const lines = code.split("\n");
       location = { line: Math.max(1, loc.line - lineOffset), column: Math.max(1, loc.column) };
+      if (location.line > lines.length) {
+        const last = lines.length - 1 - [...lines].reverse().findIndex((l) => l.trim() !== "");
+        const at = last >= lines.length ? lines.length - 1 : last;
+        location = { line: at + 1, column: lines[at].trimEnd().length + 1 };
+        message = "Unexpected end of code: a bracket, brace or string is not closed";
+      }
     }
     const where = location ? ` at line ${location.line}, column ${location.column}` : "";
     throw new CordonError("syntax_error", `Syntax error${where}: ${message}`, { location });
@@ -90,17 +96,11 @@ export function prepareSource(code: string): PreparedSource {
 
 function prepareUncached(code: string): PreparedSource {
   if (MODULE_SYNTAX.test(code)) {
-    return { form: "module", module: transpile(code, 0), lineOffset: 0 };
+    return { form: "module", module: transpile(code, 0, code), lineOffset: 0 };
   }
-  if (FUNCTION_START.test(code)) {
-    try {
-      const module = transpile(`export default (\n${code}\n);`, 1);
-      return { form: "function", module, lineOffset: 1 };
-    } catch {
-      // Not a single function expression: read it as a script body.
-    }
-  }
-  const module = transpile(`export default async function (input) {\n${code}\n}`, 1);
+  const fn = functionSource(code);
+  if (fn) return { form: "function", module: fn.module, lineOffset: 1 };
+  const module = transpile(`export default async function (input) {\n${code}\n}`, 1, code);
   return { form: "script", module, lineOffset: 1 };
 }
 
@@ -113,16 +113,10 @@ function prepareUncached(code: string): PreparedSource {
  */
 export function prepareLifted(body: string, prefix: string, isModule: boolean): PreparedSource {
   if (isModule) {
-    return { form: "module", module: transpile(`${prefix}\n${body}`, 1), lineOffset: 1 };
+    return { form: "module", module: transpile(`${prefix}\n${body}`, 1, body), lineOffset: 1 };
   }
-  if (FUNCTION_START.test(body)) {
-    try {
-      const module = transpile(`${prefix}export default (\n${body}\n);`, 1);
-      return { form: "function", module, lineOffset: 1 };
-    } catch {
-      // Not a single function expression: read it as a script body.
-    }
-  }
-  const module = transpile(`${prefix}export default async function (input) {\n${body}\n}`, 1);
-  return { form: "script", module, lineOffset: 1 };
+  const fn = functionSource(body, prefix);
+  if (fn) return { form: "function", module: fn.module, lineOffset: 1 };
+  const wrapped = `${prefix}export default async function (input) {\n${body}\n}`;
+  return { form: "script", module: transpile(wrapped, 1, body), lineOffset: 1 };
 }

@@ -6,8 +6,8 @@
  * @module
  */
 import ts from "typescript";
-import { transform } from "sucrase";
 import { scanImports } from "../packages/imports.ts";
+import { functionSource, MODULE_SYNTAX } from "../source/form.ts";
 
 /** Which form the code is read as (the same three as `source/source.ts`). */
 export type CheckForm = "script" | "function" | "module";
@@ -27,15 +27,6 @@ export const MAX_DIAGNOSTICS = 20;
 const MAX_MESSAGE_CHARS = 600;
 /** Unresolvable imports are typed `any` rather than reported: the sandbox decides what loads. */
 const IGNORED_CODES = new Set([2307, 2792]);
-
-// Copied from src/engine/source/source.ts (which must stay the one that decides at run time).
-const MODULE_SYNTAX = /^[ \t]*(?:import[\s{*"']|export[\s{*])/m;
-const FUNCTION_START = /^\s*(?:async\s*(?:\(|function\b|[A-Za-z_$][\w$]*\s*=>))/;
-const SUCRASE_OPTIONS = {
-  transforms: ["typescript" as const],
-  disableESTransforms: true,
-  preserveDynamicImport: true,
-};
 
 /**
  * The form `source/source.ts` reads `code` as: a line starting with `import` or
@@ -57,16 +48,8 @@ export function formOf(code: string): CheckForm {
     const scan = scanImports(code);
     if (!scan || scan.isModule) return "module";
   }
-  if (FUNCTION_START.test(code)) {
-    try {
-      // The same test as source.ts: it is a function if it parses as one expression.
-      transform(`export default (\n${code}\n);`, SUCRASE_OPTIONS);
-      return "function";
-    } catch {
-      // Not a single function expression: a script body.
-    }
-  }
-  return "script";
+  // The same test as source.ts: it is a function if it parses as one expression.
+  return functionSource(code) ? "function" : "script";
 }
 
 /** The three forms, to validate a request's. */
@@ -105,7 +88,9 @@ export function wrap(code: string, form: CheckForm, inputType: string): Wrapped 
     ? [`export default async function (input: ${inputType}) {\n`, "\n}"]
     // The `satisfies` gives an unannotated `input` its type instead of an implicit-any error.
     : ["export default (\n", `\n) satisfies (input: ${inputType}) => unknown;`];
-  return { text: prefix + code + suffix, start: prefix.length };
+  // A function's final semicolon is blanked, as the runtime reads it.
+  const text = form === "function" ? functionSource(code)?.text ?? code : code;
+  return { text: prefix + text + suffix, start: prefix.length };
 }
 
 /**

@@ -39,7 +39,7 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
       body: z.object({
         name: z.string().regex(SNIPPET_NAME, "a snippet name"),
         executionId: z.string().min(1).max(200),
-        description: z.string().min(1).max(2_000),
+        description: z.string().max(2_000).optional(),
         inputSchema: z.record(z.string(), z.unknown()).optional(),
       }).strict(),
       responses: { 201: "Saved (a new version if the name existed)", 409: "Not completed" },

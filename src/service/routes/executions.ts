@@ -165,7 +165,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
           limit: query.limit,
           cursor: query.cursor,
           namespace: namespaceFor(principal, query.namespace, true),
-        }),
+        }).then(({ items, nextCursor }) => (nextCursor ? { items, nextCursor } : { items })),
     }),
     route({
       method: "get",

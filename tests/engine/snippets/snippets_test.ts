@@ -130,7 +130,16 @@ Deno.test("saveSnippet() refuses bad names, unknown and unfinished executions, b
   const cases: [string, Parameters<Runtime["saveSnippet"]>[1], string][] = [
     ["bad name!", { executionId: done.executionId, description: "d" }, "invalid_request"],
     ["", { executionId: done.executionId, description: "d" }, "invalid_request"],
-    ["ok", { executionId: done.executionId, description: "" }, "invalid_request"],
+    // description is optional (documented), but a string when given.
+    [
+      "ok",
+      { executionId: done.executionId, description: 7 as unknown as string },
+      "invalid_request",
+    ],
+    // No executionId outside any execution: there is no current one to default to.
+    ["ok", { description: "d" }, "invalid_request"],
+    ["ok", undefined, "invalid_request"],
+    ["ok", { executionId: 5 as unknown as string }, "invalid_request"],
     ["ok", { executionId: "exec_nope", description: "d" }, "execution_not_found"],
     ["ok", { executionId: failed.executionId, description: "d" }, "invalid_state"],
     ["ok", {

@@ -57,3 +57,36 @@ Deno.test("prepareSource() refuses empty and oversized code as invalid_request",
   assert.equal(syntaxError("   ").code, "invalid_request");
   assert.equal(syntaxError("x".repeat(1_000_001)).code, "invalid_request");
 });
+
+Deno.test("prepareSource() reads a snippet as written (leading comment, final semicolon) as a function", () => {
+  const snippet = `// saved as "list-open-prs"
+async (input) => {
+  return await github.list_pull_requests({
+    owner: input.owner,
+    repo: input.repo,
+    state: "open"
+  });
+};`;
+  const p = prepareSource(snippet);
+  assert.equal(p.form, "function");
+  assert.ok(p.module.includes("list_pull_requests"));
+  assert.equal(prepareSource("/* no input */\nasync () => { return 1 };").form, "function");
+  assert.equal(prepareSource("async () => { return 1 }; // done").form, "function");
+  assert.equal(prepareSource('async () => fetch("http://x"); // a // b').form, "function");
+  assert.equal(prepareSource("(input) => input.a * 2;").form, "function");
+});
+
+Deno.test("prepareSource() reads a function followed by statements as a script", () => {
+  assert.equal(prepareSource("async function f() { return 1 }\nreturn await f();").form, "script");
+  assert.equal(prepareSource("async () => 1;\nreturn 2;").form, "script");
+});
+
+Deno.test("prepareSource() points a syntax error on the last line at that line", () => {
+  const one = syntaxError("return (1 +");
+  assert.deepEqual(one.location, { line: 1, column: 12 });
+  assert.match(one.message, /line 1, column 12/);
+  const three = syntaxError("const a = 1;\nconst b = 2;\nreturn [a, b\n\n");
+  assert.equal(three.location?.line, 3);
+  const fn = syntaxError("async () => { return (1 +");
+  assert.equal(fn.location?.line, 1);
+});
