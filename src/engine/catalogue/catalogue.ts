@@ -21,6 +21,7 @@ import type { ShapeStore } from "../../store/shapes.ts";
 import type { SnippetRow } from "../../store/snippets.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import type { Description } from "./description.ts";
+import { exampleCall, notFound, snippetDocument, snippetKey } from "./entries.ts";
 
 export type { Description };
 
@@ -269,33 +270,4 @@ export class Catalogue {
     this.#observed.set(key, observed);
     return true;
   }
-}
-
-function snippetDocument(s: SnippetRow): SearchDocument {
-  return {
-    kind: "snippet",
-    path: `snippet:${s.name}`,
-    name: s.name,
-    description: s.description,
-    namespace: s.namespace,
-  };
-}
-
-function snippetKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function notFound(path: string, code: "tool_not_found" | "snippet_not_found"): CordonError {
-  const what = code === "tool_not_found" ? "tool" : "snippet";
-  const hint = code === "snippet_not_found" && !path.startsWith("snippet:")
-    ? " (describe a tool as connector.tool)"
-    : "";
-  return new CordonError(code, `There is no ${what} "${path}"${hint}; use search() to find one`, {
-    details: { path },
-  });
-}
-
-function exampleCall(connector: string, tool: string): string {
-  const access = /^[A-Za-z_$][\w$]*$/.test(tool) ? `.${tool}` : `[${JSON.stringify(tool)}]`;
-  return `const result = await ${connector}${access}({ /* args */ });`;
 }
