@@ -186,3 +186,27 @@ Deno.test("003: pending entries over HTTP say clientConnected while an event str
   assert.equal(resolved.json.status, "completed", JSON.stringify(resolved.json));
   assert.equal(resolved.json.result, "Lyon");
 });
+
+Deno.test("003: the costs the document names hold: size limit, expiry of a run no client answers", async () => {
+  await using rt = await createRuntime({
+    connectors: [clientTools()],
+    db: ":memory:",
+    pool: { size: 0 },
+    durability: { maxDurableValueBytes: 1_000 },
+  });
+  const p = paused(await rt.execute({ code: DOC_CODE }));
+  await assert.rejects(
+    rt.resolveExecution(p.executionId, p.pending[0].seq, "x".repeat(2_000)),
+    (e: unknown) => (e as { code?: string }).code === "value_too_large",
+  );
+  // approve/reject answer a person's decision; a client's value goes through resolution.
+  await assert.rejects(
+    rt.approve(p.executionId),
+    (e: unknown) => (e as { code?: string }).code === "invalid_state",
+  );
+  assert.deepEqual(await rt.expirePaused({ maxAgeMs: 0 }), [p.executionId]);
+  assert.deepEqual(await rt.pendingExecutions(), []);
+  const ended = await rt.execution(p.executionId);
+  assert.equal(ended?.status, "rejected");
+  assert.equal(ended?.error?.code, "expired");
+});
