@@ -61,6 +61,16 @@ export function topLevelDeclarations(
 ): SessionDeclaration[] {
   if (form !== "script") return [];
   const out: SessionDeclaration[] = [];
+  // A name the tools, the sandbox or the lib already declare keeps that declaration: declaring
+  // it again would only conflict (and its type is known anyway).
+  const known = (name: string): boolean =>
+    checker?.resolveName(name, user, ts.SymbolFlags.Value, false)?.declarations?.some((d) => {
+      const file = d.getSourceFile().fileName;
+      return file !== SESSION_FILE && file !== user.fileName;
+    }) ?? false;
+  const push = (name: string, text: string) => {
+    if (!known(name)) out.push({ key: `value:${name}`, text });
+  };
   const typeOf = (node: ts.Node, annotated: boolean): string => {
     if (!checker || !annotated) return "any";
     try {
@@ -77,18 +87,13 @@ export function topLevelDeclarations(
         const ids: ts.Identifier[] = [];
         bindingNames(d.name, ids);
         const typed = d.initializer !== undefined || d.type !== undefined;
-        for (const id of ids) {
-          out.push({
-            key: `value:${id.text}`,
-            text: `declare var ${id.text}: ${typeOf(id, typed)};`,
-          });
-        }
+        for (const id of ids) push(id.text, `declare var ${id.text}: ${typeOf(id, typed)};`);
       }
     } else if (ts.isFunctionDeclaration(st) && st.name) {
       const name = st.name.text;
-      out.push({ key: `value:${name}`, text: `declare var ${name}: ${typeOf(st.name, true)};` });
+      push(name, `declare var ${name}: ${typeOf(st.name, true)};`);
     } else if (ts.isClassDeclaration(st) && st.name) {
-      out.push({ key: `value:${st.name.text}`, text: `declare var ${st.name.text}: any;` });
+      push(st.name.text, `declare var ${st.name.text}: any;`);
     } else if (ts.isInterfaceDeclaration(st) || ts.isTypeAliasDeclaration(st)) {
       out.push({ key: `type:${st.name.text}`, text: st.getText(user) });
     }

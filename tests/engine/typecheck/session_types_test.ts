@@ -70,3 +70,16 @@ Deno.test("SessionDeclarations.add() keeps the latest declaration of a name, per
   s.add("ses_a", [{ key: "value:huge", text: `declare var huge: "${big}";` }]);
   assert.match(s.text("ses_a")!, /declare var huge: any;$/);
 });
+
+Deno.test("TypeChecker.check() does not carry names the tools, the sandbox or the lib declare", () => {
+  using checker = new TypeChecker();
+  const code = "const math = 1, fetch = 2, JSON = 3, mine = 4;";
+  const { declared } = checker.check({
+    code,
+    form: "script",
+    declarations: DECLARATIONS,
+    declarationHash: "v1",
+    sessionDeclarations: "declare var mine: string;",
+  });
+  assert.deepEqual(declared?.map((d) => d.text), ["declare var mine: number;"]);
+});
