@@ -9,7 +9,7 @@
  * | `inputSchema` / `outputSchema` (zod) | `z.toJSONSchema`, checked with zod |
  * | `jsonSchema({...}, { validate })` | its JSON Schema, checked with `validate`, else with Cordon's JSON Schema validator (RE2 patterns) |
  * | `needsApproval: true` or a function | `requiresApproval: true` (see below) |
- * | no `execute` | `resolution: "client"`: the result is supplied with `resolve()` |
+ * | no `execute` | `resolution: "client"`: the result is supplied with `resolveExecution()` (`clientTools: "skip"` leaves them out) |
  * | `execute(input, { toolCallId, messages, abortSignal, context })` | called with the call's signal |
  * | `execute` returning an async iterable | the last value it yields (the SDK's final output) |
  * | `type: "provider"` executed by the provider | refused: only the model provider can run it |
@@ -56,6 +56,14 @@ export interface ToolSetConnectorOptions {
   concurrency?: number;
   /** Default per-call time limit for its tools, in ms. */
   timeoutMs?: number;
+  /**
+   * What to do with tools that have no `execute` (client-side tools):
+   * - `"pause"` (the default, "Option B"): the script may call them; each call pauses the
+   *   execution with `resolution: "client"` until `resolveExecution()` supplies its result.
+   * - `"skip"` ("Option A"): they are left out of the connector (no binding, no declaration),
+   *   with one `console.warn` naming them; the model calls them as top-level tools instead.
+   */
+  clientTools?: "pause" | "skip";
 }
 
 /** The fields of an AI SDK tool this adapter reads; the SDK's own type is a wide union. */
@@ -183,6 +191,32 @@ function adaptTool(
   return adapted;
 }
 
+/** The tool set's entries, without its execute-less tools under `clientTools: "skip"`. */
+function clientToolsKept(options: ToolSetConnectorOptions): [string, unknown][] {
+  const entries: [string, unknown][] = Object.entries(options.tools ?? {});
+  const mode = options.clientTools ?? "pause";
+  if (mode !== "pause" && mode !== "skip") {
+    throw new CordonError(
+      "invalid_request",
+      `Unknown clientTools "${mode}" for ${options.name}; use "pause" or "skip"`,
+    );
+  }
+  if (mode === "pause") return entries;
+  const isClient = (ai: unknown) =>
+    typeof ai === "object" && ai !== null && typeof (ai as AiToolFields).execute !== "function" &&
+    !(ai as AiToolFields).isProviderExecuted;
+  const skipped = entries.filter(([, ai]) => isClient(ai)).map(([name]) => name);
+  if (skipped.length > 0) {
+    console.warn(
+      `toolSetConnector(${options.name}): tools without execute are not available to code ` +
+        `(clientTools: "skip"): ${skipped.join(", ")}. The model can still call them as ` +
+        `top-level tools; clientTools: "pause" lets code call them and resolveExecution() ` +
+        `answer them.`,
+    );
+  }
+  return entries.filter(([, ai]) => !isClient(ai));
+}
+
 /**
  * Adapts an AI SDK `ToolSet` to a {@link Connector}. Throws `invalid_request` for a tool it
  * cannot adapt. `start()` waits for schemas the SDK gives as promises; until then such a tool's
@@ -213,7 +247,7 @@ function adaptTool(
  * ```
  */
 export function toolSetConnector(options: ToolSetConnectorOptions): Connector {
-  const entries = Object.entries(options.tools ?? {});
+  const entries = clientToolsKept(options);
   const context = options.context ?? {};
   const adapted = entries.map(([name, ai]) =>
     adaptTool(options.name, name, ai as unknown as AiToolFields, context)

@@ -395,3 +395,14 @@ Deno.test("toolSetConnector() refuses a tool the model provider executes", () =>
       /openai\.web_search runs at the model provider/.test(err.message),
   );
 });
+
+Deno.test("toolSetConnector() keeps client tools by default and refuses an unknown clientTools", () => {
+  const tools = {
+    ask: tool({ description: "Ask", inputSchema: z.object({}) }),
+  };
+  assert.deepEqual(toolSetConnector({ name: "ai", tools }).tools.map((t) => t.name), ["ask"]);
+  assert.throws(
+    () => toolSetConnector({ name: "ai", tools, clientTools: "drop" as "skip" }),
+    (e: unknown) => e instanceof CordonError && e.code === "invalid_request",
+  );
+});

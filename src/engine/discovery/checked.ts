@@ -11,7 +11,13 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
 import type { Engine } from "../execution/engine.ts";
 import { early } from "../execution/envelope.ts";
-import { type CheckResult, formOf, type TypeDiagnostic } from "../typecheck/check.ts";
+import {
+  type CheckResult,
+  formOf,
+  type SessionDeclaration,
+  type TypeDiagnostic,
+} from "../typecheck/check.ts";
+import { topLevelNames } from "../typecheck/session_types.ts";
 import type {
   Diagnostic,
   ExecuteHooks,
@@ -41,6 +47,18 @@ function modeOf(request: ExecuteRequest, fallback: TypecheckMode): TypecheckMode
   return mode;
 }
 
+/** Keeps what a run in a session declared, for the type check of the session's next run. */
+function remember(
+  checker: Checker,
+  result: ExecuteResult,
+  declared: () => SessionDeclaration[],
+): void {
+  const sessionId = result.meta.sessionId;
+  if (sessionId !== undefined && result.meta.form === "script") {
+    checker.sessions.add(sessionId, declared());
+  }
+}
+
 /** Runs `request`, checking its code as the request (or the runtime) asks. */
 export async function executeChecked(
   engine: Engine,
@@ -58,14 +76,23 @@ export async function executeChecked(
     return early(newId("exec"), startedAt, (err as CordonError).toInfo(), engine.parts);
   }
   const code = request?.code;
-  if (mode === "off" || typeof code !== "string" || code.trim() === "") {
-    return await engine.execute(request, hooks);
+  if (typeof code !== "string" || code.trim() === "") return await engine.execute(request, hooks);
+  if (mode === "off") {
+    const result = await engine.execute(request, hooks);
+    // Unchecked, its names are still left in the session: the next check knows them as `any`.
+    remember(checker, result, () => topLevelNames(code));
+    return result;
   }
+  const sessionId = typeof request.sessionId === "string" ? request.sessionId : undefined;
+  const sessionDeclarations = sessionId === undefined
+    ? undefined
+    : checker.sessions.text(sessionId);
   const checking: Promise<CheckResult | undefined> = checker.check({
     code,
     form: formOf(code),
     declarations: catalogue.declarations,
     declarationHash: catalogue.declarationHash,
+    ...(sessionDeclarations ? { sessionDeclarations } : {}),
   }).catch(() => undefined);
   if (mode === "strict") {
     const checked = await checking;
@@ -90,6 +117,7 @@ export async function executeChecked(
   }
   const result = await engine.execute(request, hooks);
   const checked = await checking;
+  remember(checker, result, () => checked?.declared ?? topLevelNames(code));
   if (!checked) return result;
   result.meta.typecheckMs = checked.ms;
   // Sucrase already reported a syntax error; TypeScript's own view of it would repeat it.

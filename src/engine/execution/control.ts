@@ -178,7 +178,9 @@ export async function resolve(
 
 /** Every call waiting for a decision, across executions. */
 export async function pending(engine: Engine, namespace?: string): Promise<PendingAction[]> {
-  return (await engine.parts.calls.pending(namespace)).map(toPendingAction);
+  return (await engine.parts.calls.pending(namespace)).map((e) =>
+    toPendingAction(e, engine.parts.events)
+  );
 }
 
 /** Reverts applied calls in reverse order (tools that declare `revert`), then marks the execution `rolled_back`. */

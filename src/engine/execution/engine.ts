@@ -226,7 +226,7 @@ export class Engine {
         leaseUntil: null,
       });
       this.#limitHeld(row.id);
-      const pending = event.pending.map(toPendingAction);
+      const pending = event.pending.map((e) => toPendingAction(e, this.parts.events));
       if (this.parts.events.active) {
         this.parts.events.emit({ type: "paused", executionId: row.id, pending });
       }
@@ -240,7 +240,8 @@ export class Engine {
       // The execution stays paused; a later approve replays it.
       return envelope(this.parts, run, {
         status: "paused",
-        pending: (await this.parts.calls.list(row.id)).filter(isUndecided).map(toPendingAction),
+        pending: (await this.parts.calls.list(row.id)).filter(isUndecided)
+          .map((e) => toPendingAction(e, this.parts.events)),
       });
     }
     await this.parts.logs.replace(row.id, pass.logs.entries);

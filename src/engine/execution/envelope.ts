@@ -80,14 +80,20 @@ function syntaxDiagnostics(error: ErrorInfo | undefined): Diagnostic[] {
 }
 
 /** A pending entry as callers see it. */
-export function toPendingAction(e: CallEntry): PendingAction {
+export function toPendingAction(
+  e: CallEntry,
+  clients?: { watching(executionId: string): boolean },
+): PendingAction {
+  const needs = e.needs ?? "approval";
   return {
     executionId: e.executionId,
     seq: e.seq,
     connector: e.connector,
     tool: e.tool,
     args: e.args,
-    needs: e.needs ?? "approval",
+    resolution: needs === "value" ? "client" : "approval",
+    needs,
+    clientConnected: clients?.watching(e.executionId) ?? false,
     requestedAt: e.startedAt,
   };
 }

@@ -31,6 +31,30 @@ export type ExecutionListener = (event: ExecutionEvent) => void;
 /** Fan-out of execution events. */
 export class EventHub {
   readonly #listeners = new Set<ExecutionListener>();
+  /** Clients listening for an execution now (an open event stream), by execution id. */
+  readonly #watchers = new Map<string, number>();
+
+  /**
+   * Counts a client as listening for `executionId` until the returned function is called (once
+   * counts; calling it again does nothing). Pending calls report it as `clientConnected`.
+   */
+  watch(executionId: string): () => void {
+    const id = String(executionId);
+    this.#watchers.set(id, (this.#watchers.get(id) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const left = (this.#watchers.get(id) ?? 1) - 1;
+      if (left > 0) this.#watchers.set(id, left);
+      else this.#watchers.delete(id);
+    };
+  }
+
+  /** Whether a client listens for `executionId` now (see {@link watch}). */
+  watching(executionId: string): boolean {
+    return this.#watchers.has(executionId);
+  }
 
   /** True when someone listens: emitters skip building events otherwise. */
   get active(): boolean {

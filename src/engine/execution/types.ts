@@ -103,8 +103,19 @@ export interface PendingAction {
   tool: string;
   /** The arguments as the script passed them; the tool validates them only when it runs. */
   args: unknown;
-  /** `approval`: answer with approve/reject. `value`: answer with resolve(value). */
+  /**
+   * What the call waits for: `client`, a value the client computes (answer with
+   * `resolveExecution(executionId, seq, result)`), or `approval`, a person's yes or no (answer
+   * with `approve` or `reject`).
+   */
+  resolution: "client" | "approval";
+  /** Cordon's older name for `resolution`: `value` for `client`, `approval` for `approval`. */
   needs: PendingNeed;
+  /**
+   * Whether a client listens for this execution now (an open event stream on this process):
+   * `false` tells a UI to prompt the user to reconnect, or the run waits until it expires.
+   */
+  clientConnected: boolean;
   /** When the call was made (ms since the epoch). */
   requestedAt: number;
 }

@@ -28,6 +28,7 @@ import {
   parseFile,
   sharedFile,
 } from "./env.ts";
+import { SESSION_FILE, type SessionDeclaration, topLevelDeclarations } from "./session_types.ts";
 import {
   type CheckForm,
   formOf,
@@ -39,7 +40,7 @@ import {
 } from "./wrap.ts";
 
 export { formOf };
-export type { CheckForm, TypeDiagnostic };
+export type { CheckForm, SessionDeclaration, TypeDiagnostic };
 
 /** The code to check and the declarations it is checked against. */
 export interface CheckRequest {
@@ -54,6 +55,11 @@ export interface CheckRequest {
    * `input` in the function form; default `any`.
    */
   inputType?: string;
+  /**
+   * Ambient declarations of what earlier executions of the session declared (a script, as
+   * `SessionDeclarations.text()` gives it), so names they left behind are known.
+   */
+  sessionDeclarations?: string;
 }
 
 /** What a check found. */
@@ -68,6 +74,8 @@ export interface CheckResult {
    * into the user's diagnostics.
    */
   declarationErrors?: TypeDiagnostic[];
+  /** What a script declares at top level, typed, for its session's next check (script form). */
+  declared?: SessionDeclaration[];
   /** Wall time of the check, in milliseconds. */
   ms: number;
 }
@@ -115,7 +123,12 @@ export class TypeChecker {
   #maxDeclarations: number;
   #declarations = new Map<string, ts.SourceFile>();
   #declarationErrors = new Map<string, TypeDiagnostic[]>();
-  #current: { declarations?: ts.SourceFile; text?: string; user?: ts.SourceFile } = {};
+  #current: {
+    declarations?: ts.SourceFile;
+    text?: string;
+    user?: ts.SourceFile;
+    session?: ts.SourceFile;
+  } = {};
   #program: ts.Program | undefined;
   #checks = 0;
   #declarationParses = 0;
@@ -135,12 +148,14 @@ export class TypeChecker {
           return this.#current.user ??= ts.createSourceFile(fileName, text, options, false);
         }
         if (fileName === DECLARATIONS_FILE) return this.#current.declarations;
+        if (fileName === SESSION_FILE) return this.#current.session;
         return sharedFile(fileName);
       },
       ...HOST_BASE,
       jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors,
       fileExists: (fileName) =>
-        fileName === USER_FILE || fileName === DECLARATIONS_FILE || !!sharedFile(fileName),
+        fileName === USER_FILE || fileName === DECLARATIONS_FILE ||
+        (fileName === SESSION_FILE && !!this.#current.session) || !!sharedFile(fileName),
       resolveModuleNameLiterals: (literals) => literals.map(() => ({ resolvedModule: undefined })),
       resolveTypeReferenceDirectiveReferences: (refs) =>
         refs.map(() => ({ resolvedTypeReferenceDirective: undefined })),
@@ -176,12 +191,16 @@ export class TypeChecker {
     const inputType = request.inputType?.trim() || "any";
     const form = FORMS.includes(request.form) ? request.form : formOf(code);
     const wrapped = wrap(code, form, inputType);
+    const sessionText = request.sessionDeclarations ? String(request.sessionDeclarations) : "";
     this.#current = {
       declarations: this.#declarationsFile(request),
       text: wrapped.text,
+      ...(sessionText ? { session: parseFile(SESSION_FILE, sessionText) } : {}),
     };
     const program = ts.createProgram({
-      rootNames: [GLOBALS_FILE, DECLARATIONS_FILE, USER_FILE],
+      rootNames: sessionText
+        ? [GLOBALS_FILE, DECLARATIONS_FILE, SESSION_FILE, USER_FILE]
+        : [GLOBALS_FILE, DECLARATIONS_FILE, USER_FILE],
       options: CHECK_OPTIONS,
       host: this.#host,
       oldProgram: this.#program,
@@ -193,10 +212,14 @@ export class TypeChecker {
     const syntaxErrors = place(program.getSyntacticDiagnostics(user));
     const diagnostics = syntaxErrors.length > 0 ? [] : place(program.getSemanticDiagnostics(user));
     const declarationErrors = this.#declarationErrorsOf(program, request.declarationHash);
+    const declared = syntaxErrors.length > 0
+      ? []
+      : topLevelDeclarations(user, form, program.getTypeChecker());
     return {
       diagnostics,
       syntaxErrors,
       ...(declarationErrors?.length ? { declarationErrors } : {}),
+      ...(declared.length ? { declared } : {}),
     };
   }
 

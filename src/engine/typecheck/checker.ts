@@ -7,6 +7,7 @@
  */
 import { CordonError } from "../../errors.ts";
 import type { CheckRequest, CheckResult } from "./check.ts";
+import { SessionDeclarations } from "./session_declarations.ts";
 
 /** How a caller wants the code checked: not at all, beside the run, or before it. */
 export type TypecheckMode = "off" | "warn" | "strict";
@@ -24,6 +25,8 @@ export class Checker {
   >();
   #closed = false;
   #warming: Promise<void> | undefined;
+  /** What each session's executions declared, for its next execution's check. */
+  readonly sessions: SessionDeclarations = new SessionDeclarations();
 
   /**
    * Starts the worker and checks a trivial script against `declarations`, so the first real

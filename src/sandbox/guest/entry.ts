@@ -67,6 +67,38 @@ function locate(err: unknown, lineOffset: number): { line: number; column: numbe
   return undefined;
 }
 
+/** Deno's remedy in a permission error, which a sandboxed script cannot take. */
+const DENO_REMEDY = /,? run again with the --allow-(\w+) flag\.?$/;
+
+/** What decides each permission in Cordon, said where Deno says which flag to pass. */
+const CORDON_REMEDY: Record<string, string> = {
+  net: "the execution's network policy decides which hosts code may reach: list them in " +
+    'policy.net (execute({ policy: { net: ["host"] } })); private addresses stay denied',
+  read: "code may read files only in its workspace (execute({ workspace }), the `workspace` " +
+    "global); nothing else on disk is readable",
+  write: "code may write files only in its workspace (execute({ workspace }), the `workspace` " +
+    "global); nothing else on disk is writable",
+  import: "the sandbox imports no URLs; import the packages the runtime allows by name",
+};
+
+/**
+ * A permission error with Cordon's remedy instead of Deno's flag, or `undefined` for any other
+ * error. Environment, processes, system information and native code are never granted.
+ */
+function permissionFailure(err: Error, location: ReturnType<typeof locate>) {
+  const m = DENO_REMEDY.exec(err.message);
+  if (!m) return undefined;
+  const permission = m[1];
+  const remedy = CORDON_REMEDY[permission] ??
+    `the sandbox never grants ${permission} access; ask the host for a tool that does this`;
+  const what = err.message.slice(0, m.index);
+  // `script_error` still: the child owns no other code (the host trusts it with no more).
+  return new CordonError("script_error", `${err.name}: ${what}: ${remedy}`, {
+    details: { name: err.name, permission },
+    location,
+  });
+}
+
 function scriptFailure(err: unknown, lineOffset: number): CordonError {
   const location = locate(err, lineOffset);
   if (isToolError(err)) {
@@ -75,6 +107,8 @@ function scriptFailure(err: unknown, lineOffset: number): CordonError {
     return new CordonError(code, e.message, { details: e.details, location });
   }
   if (err instanceof Error) {
+    const denied = permissionFailure(err, location);
+    if (denied) return denied;
     const code = (err as { code?: unknown }).code;
     const details: Record<string, unknown> = { name: err.name };
     if (typeof code === "string") details.code = code;

@@ -75,7 +75,11 @@ const PENDING_ACTION = z.looseObject({
   connector: z.string(),
   tool: z.string(),
   args: z.unknown().optional(),
+  resolution: z.enum(["client", "approval"]).optional()
+    .describe("client: a value the client supplies (resolve); approval: approve or reject"),
   needs: z.string(),
+  clientConnected: z.boolean().optional()
+    .describe("Whether a client listens for the execution now (an open event stream)"),
   requestedAt: z.number(),
 });
 

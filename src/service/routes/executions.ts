@@ -249,12 +249,17 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       tag: "decisions",
       access: "execute",
       params: id,
-      body: z.object({ seq: z.number().int().positive(), value: z.unknown() }).strict(),
+      body: z.object({
+        seq: z.number().int().positive(),
+        result: z.unknown().optional().describe("The call's result (resolveExecution's `result`)"),
+        value: z.unknown().optional().describe("The same as result (Cordon's older name)"),
+      }).strict(),
       responses: { 200: "The next outcome", 409: "That call does not wait for a value" },
       handle: async ({ params, body, principal }) => {
         const { namespace } = await visibleExecution(runtime, principal, params.id);
+        const result = body.result !== undefined ? body.result : body.value;
         return await deps.gate.run(
-          () => runtime.resolve(params.id, body.seq, body.value),
+          () => runtime.resolveExecution(params.id, body.seq, result),
           namespace,
         );
       },
@@ -276,7 +281,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
     route({
       method: "get",
       path: "/v1/pending",
-      summary: "List calls waiting for a decision",
+      summary: "List calls waiting for a decision or a client's value (pendingExecutions)",
       tag: "decisions",
       access: "approve",
       query: z.object({ namespace }).strict(),

@@ -8,6 +8,10 @@
  * continues from the store the same way, its ids after the ones it sent
  * (events it already sent may come again then).
  *
+ * An open stream counts as a client listening for its execution
+ * (`runtime.watchExecution`), which pending calls report as
+ * `clientConnected`.
+ *
  * @module
  */
 import type { Context } from "hono";
@@ -40,6 +44,8 @@ export function eventStream(
     stream.onAbort(() => stop.abort());
     const onShutdown = () => stop.abort();
     deps.shutdown.addEventListener("abort", onShutdown);
+    // While the stream is open a client listens: pending calls say `clientConnected: true`.
+    const release = deps.runtime.watchExecution(details.executionId);
     try {
       if (record) {
         const sent = await live(stream, record, lastId(lastEventId), stop.signal);
@@ -50,6 +56,7 @@ export function eventStream(
         await fromStore(deps, stream, details, lastId(lastEventId), stop.signal);
       }
     } finally {
+      release();
       deps.shutdown.removeEventListener("abort", onShutdown);
     }
   });

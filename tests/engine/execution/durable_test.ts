@@ -129,6 +129,18 @@ for (const mode of ["live", "replay"] as const) {
         to: "a@x",
       }]]);
       assert.deepEqual((await rt.pending()).map((x) => x.executionId), [p.executionId]);
+      assert.deepEqual(
+        (await rt.pendingExecutions()).map((x) => [x.resolution, x.clientConnected]),
+        [["approval", false]],
+      );
+      const first = rt.watchExecution(p.executionId);
+      const second = rt.watchExecution(p.executionId);
+      assert.equal((await rt.pending())[0].clientConnected, true);
+      first();
+      first(); // a second call does not release the other watch
+      assert.equal((await rt.pending())[0].clientConnected, true);
+      second();
+      assert.equal((await rt.pending())[0].clientConnected, false);
       assert.equal(effects.send, 0);
       if (mode === "replay") await released(rt, p.executionId);
       const done = await rt.approve(p.executionId);
@@ -193,6 +205,7 @@ for (const mode of ["live", "replay"] as const) {
         }),
       );
       assert.equal(p.pending[0].needs, "value");
+      assert.equal(p.pending[0].resolution, "client");
       if (mode === "replay") await released(rt, p.executionId);
       await assert.rejects(
         rt.resolve(p.executionId, p.pending[0].seq, { choice: 7 }),
