@@ -22,6 +22,7 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/globals.ts",
   "sandbox/guest/caplets.ts",
   "sandbox/guest/tool_errors.ts",
+  "sandbox/guest/permissions.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

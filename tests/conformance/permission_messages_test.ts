@@ -34,3 +34,21 @@ Deno.test("a blocked fetch says the execution's network policy decides, not a De
     assert.equal(out.error.location?.line, 1, code);
   }
 });
+
+Deno.test("a script that catches a refused fetch reads Cordon's remedy too", async () => {
+  await using rt = await createRuntime({ db: ":memory:", pool: { size: 0 }, typecheck: "off" });
+  const out = await rt.execute({
+    code: `try {
+  await fetch("https://example.com/");
+  return "fetched";
+} catch (e) {
+  return { name: e.name, message: e.message, isError: e instanceof Error };
+}`,
+  });
+  assert.equal(out.status, "completed", Deno.inspect(out).slice(0, 500));
+  const caught = (out as { result: { name: string; message: string; isError: boolean } }).result;
+  assert.equal(caught.name, "NotCapable");
+  assert.equal(caught.isError, true);
+  assert.match(caught.message, /net access to "example\.com:443".*policy\.net/);
+  assert.doesNotMatch(caught.message, /--allow|run again/);
+});

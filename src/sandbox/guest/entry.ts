@@ -15,9 +15,12 @@ import { Peer } from "../../rpc/peer.ts";
 import { METHOD_READY, METHOD_RUN, type RunParams, type RunResult } from "../protocol.ts";
 import { concealHost } from "./conceal.ts";
 import { isToolError, prepareGlobals } from "./globals.ts";
+import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
+// A script that catches a refused fetch reads Cordon's remedy too, not Deno's flag.
+explainDeniedFetch();
 
 // Captured before user code can touch the intrinsics (./globals.ts captures its own as it loads).
 const inspect = Deno.inspect;
@@ -67,33 +70,12 @@ function locate(err: unknown, lineOffset: number): { line: number; column: numbe
   return undefined;
 }
 
-/** Deno's remedy in a permission error, which a sandboxed script cannot take. */
-const DENO_REMEDY = /,? run again with the --allow-(\w+) flag\.?$/;
-
-/** What decides each permission in Cordon, said where Deno says which flag to pass. */
-const CORDON_REMEDY: Record<string, string> = {
-  net: "the execution's network policy decides which hosts code may reach: list them in " +
-    'policy.net (execute({ policy: { net: ["host"] } })); private addresses stay denied',
-  read: "code may read files only in its workspace (execute({ workspace }), the `workspace` " +
-    "global); nothing else on disk is readable",
-  write: "code may write files only in its workspace (execute({ workspace }), the `workspace` " +
-    "global); nothing else on disk is writable",
-  import: "the sandbox imports no URLs; import the packages the runtime allows by name",
-};
-
-/**
- * A permission error with Cordon's remedy instead of Deno's flag, or `undefined` for any other
- * error. Environment, processes, system information and native code are never granted.
- */
+/** A permission error in Cordon's words, or `undefined` for any other error. */
 function permissionFailure(err: Error, location: ReturnType<typeof locate>) {
-  const m = DENO_REMEDY.exec(err.message);
-  if (!m) return undefined;
-  const permission = m[1];
-  const remedy = CORDON_REMEDY[permission] ??
-    `the sandbox never grants ${permission} access; ask the host for a tool that does this`;
-  const what = err.message.slice(0, m.index);
+  const permission = explainPermission(err);
+  if (permission === undefined) return undefined;
   // `script_error` still: the child owns no other code (the host trusts it with no more).
-  return new CordonError("script_error", `${err.name}: ${what}: ${remedy}`, {
+  return new CordonError("script_error", `${err.name}: ${err.message}`, {
     details: { name: err.name, permission },
     location,
   });
