@@ -9,6 +9,7 @@
 import type { ErrorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionStatus } from "../../store/executions.ts";
+import { currentExecution } from "./current.ts";
 import type { CallRecord, LogEntry, PendingAction } from "./types.ts";
 
 /** One thing that happened to an execution. */
@@ -67,14 +68,17 @@ export class EventHub {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Tells every listener, each on behalf of the event's execution ({@link currentExecution}). */
   emit(event: ExecutionEvent): void {
-    for (const l of this.#listeners) {
-      try {
-        l(event);
-      } catch {
-        // A listener's failure is its own.
+    currentExecution.run(event.executionId, () => {
+      for (const l of this.#listeners) {
+        try {
+          l(event);
+        } catch {
+          // A listener's failure is its own.
+        }
       }
-    }
+    });
   }
 
   /** A call-log entry changed. */

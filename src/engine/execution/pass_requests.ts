@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import {
   CordonError,
   type ErrorCode,
@@ -24,6 +23,7 @@ import {
   type ToolCallParams,
 } from "../../sandbox/protocol.ts";
 import type { CallEntry } from "../../store/calls.ts";
+import { currentExecution } from "./current.ts";
 import type { Decision, PassOptions } from "./pass_options.ts";
 
 /** What the requests see of the pass they belong to. */
@@ -57,13 +57,6 @@ function readStep(params: unknown): StepParams {
   }
   return { name: p.name, occurrence: p.occurrence!, value: p.value };
 }
-
-/**
- * The execution on whose behalf host code runs now: set while a request of its child is
- * answered, so a tool's `execute` (and whatever it awaits), a listener told of its calls, and
- * the decision on a call that waited all see it. `saveSnippet()` defaults to it.
- */
-export const currentExecution: AsyncLocalStorage<string> = new AsyncLocalStorage<string>();
 
 /** The error for a request the child sent after it answered (nobody reads it). */
 export function late(method: string): CordonError {

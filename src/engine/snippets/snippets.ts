@@ -20,7 +20,7 @@ import type { Checker } from "../typecheck/checker.ts";
 import { type PreparedSource, prepareSource } from "../source/source.ts";
 import { formOf, type TypeDiagnostic } from "../typecheck/check.ts";
 import { checkNamespace } from "../common/namespace.ts";
-import { currentExecution } from "../execution/pass_requests.ts";
+import { currentExecution } from "../execution/current.ts";
 import {
   checkName,
   MAX_INPUT_SCHEMA_CHARS,

@@ -149,3 +149,36 @@ Deno.test("saveSnippet() refuses another execution that has not completed, even 
   assert.equal(completed(r), "invalid_state");
   await runtime.reject(paused);
 });
+
+Deno.test("a listener told that a run paused saves that run by default (an approval card's handler)", async () => {
+  const mail = defineConnector({
+    name: "mail",
+    description: "Mail",
+    tools: {
+      send: {
+        description: "Send a mail",
+        input: z.object({ to: z.string() }),
+        requiresApproval: true,
+        execute: ({ to }) => `sent to ${to}`,
+      },
+    },
+  });
+  await using runtime = await createRuntime({
+    connectors: [mail],
+    db: ":memory:",
+    pool: { size: 0 },
+  });
+  const saved: Promise<Snippet>[] = [];
+  const off = runtime.subscribe((event) => {
+    if (event.type === "paused") saved.push(runtime.saveSnippet("mail-ada"));
+  });
+  const paused = await runtime.execute({ code: 'return await mail.send({ to: "ada" });' });
+  off();
+  assert.equal(paused.status, "paused");
+  assert.equal(saved.length, 1);
+  const snippet = await saved[0];
+  assert.equal(snippet.sourceExecutionId, paused.executionId);
+  assert.equal(snippet.code, 'return await mail.send({ to: "ada" });');
+  // Outside any execution there is no default, and the error says what to pass.
+  await assert.rejects(runtime.saveSnippet("nobody"), /executionId/);
+});
