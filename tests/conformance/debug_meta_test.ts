@@ -207,6 +207,16 @@ Deno.test("001 run meta: runId, traceId, declarationHash, times and the session'
   assert.equal(refused.status, "error");
   assert.equal(refused.meta.runId, refused.executionId);
   assert.equal(refused.meta.traceId, TRACE_ID);
+  // Refused by a strict type check: the same.
+  const untyped = await rt.execute({
+    code: 'const n: number = "one";\nreturn n',
+    typecheck: "strict",
+    traceparent: TRACEPARENT,
+  });
+  assert.equal(untyped.status, "error");
+  assert.equal(untyped.status === "error" && untyped.error.code, "type_error");
+  assert.equal(untyped.meta.runId, untyped.executionId);
+  assert.equal(untyped.meta.traceId, TRACE_ID);
 });
 
 Deno.test("001 run meta: traceId follows a valid traceparent; a malformed one is ignored", async () => {
@@ -266,6 +276,16 @@ Deno.test("001 run meta over HTTP: POST /v1/executions takes the traceparent hea
   assert.notEqual(bad.json.meta.traceId, TRACE_ID);
   const none = await t.call("POST", "/v1/executions", { code: "return 1" });
   assert.match(none.json.meta.traceId, /^[0-9a-f]{32}$/);
+  // A snippet run joins the caller's trace the same way.
+  const saved = await t.call("POST", "/v1/snippets", {
+    name: "one",
+    executionId: none.json.executionId,
+  });
+  assert.equal(saved.json.name, "one", JSON.stringify(saved.json));
+  const ran = await t.call("POST", "/v1/snippets/one/run", {}, { traceparent: TRACEPARENT });
+  assert.equal(ran.status, 200, JSON.stringify(ran.json));
+  assert.equal(ran.json.result, 1);
+  assert.equal(ran.json.meta.traceId, TRACE_ID);
 });
 
 Deno.test("001 run meta over MCP: execute answers meta, takes _meta.traceparent, hands out the recoveryRef", async () => {

@@ -11,6 +11,7 @@ import type { Catalogue } from "../catalogue/catalogue.ts";
 import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
 import type { Engine } from "../execution/engine.ts";
 import { early } from "../execution/envelope.ts";
+import { traceIdFor } from "../execution/trace.ts";
 import {
   type CheckResult,
   formOf,
@@ -99,8 +100,9 @@ export async function executeChecked(
     const errors = checked ? [...checked.syntaxErrors, ...checked.diagnostics] : [];
     if (errors.some((d) => d.category === "error")) {
       const first = errors.find((d) => d.category === "error")!;
+      const id = newId("exec");
       const blocked = early(
-        newId("exec"),
+        id,
         startedAt,
         errorInfo(
           "type_error",
@@ -109,6 +111,9 @@ export async function executeChecked(
           { line: first.line, column: first.column },
         ),
         engine.parts,
+        "error",
+        // Refused before it ran, it still joins the caller's trace.
+        traceIdFor(request.traceparent, id),
       );
       blocked.diagnostics = errors.map(toDiagnostic);
       blocked.meta.typecheckMs = checked!.ms;

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import type { RunSnippetOptions } from "../../engine/discovery/api.ts";
 import { SNIPPET_NAME } from "../../engine/snippets/snippets.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
@@ -88,15 +89,17 @@ export function catalogueRoutes(deps: ServiceDeps): Route[] {
     route({
       method: "post",
       path: "/v1/snippets/:name/run",
-      summary: "Run a snippet",
+      summary: "Run a snippet (a W3C traceparent header sets meta.traceId)",
       tag: "snippets",
       access: "execute",
       params: snippetName,
       body: z.object({ input: z.unknown().optional(), ...runSettings }).strict(),
       responses: { 200: "The outcome", 202: "Running (wait: false)" },
-      handle: ({ params, body, principal, started }) => {
+      handle: ({ params, body, principal, started, c }) => {
         const { wait, input, namespace: ns, ...rest } = body;
-        const options = { ...rest, namespace: namespaceFor(principal, ns) };
+        const options: RunSnippetOptions = { ...rest, namespace: namespaceFor(principal, ns) };
+        const traceparent = c.req.header("traceparent");
+        if (traceparent !== undefined) options.traceparent = traceparent;
         return startRun(
           deps,
           (hooks) => runtime.runSnippet(params.name, input, options, hooks),
