@@ -257,6 +257,10 @@ Deno.test("001 run meta: the trace id is stored and survives a replayed approval
   assert.equal(done.meta.replayed, true, "the held child was gone: the row came from the store");
   assert.equal(done.meta.traceId, TRACE_ID);
   assert.equal(done.meta.runId, paused.executionId);
+  // Read back, the execution names its trace too; one given none answers the id meta gave.
+  assert.equal((await rt.execution(paused.executionId))?.traceId, TRACE_ID);
+  const own = await rt.execute({ code: "return 1" });
+  assert.equal((await rt.execution(own.executionId))?.traceId, own.meta.traceId);
 });
 
 Deno.test("001 run meta over HTTP: POST /v1/executions takes the traceparent header", async () => {

@@ -14,6 +14,7 @@ import type { LogStore } from "../../store/logs.ts";
 import * as control from "./control.ts";
 import type { Engine } from "./engine.ts";
 import { toCallRecord } from "./envelope.ts";
+import { ownTraceId } from "./trace.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkRef, pageLimit, seqCursor } from "../common/paging.ts";
 import type {
@@ -111,6 +112,7 @@ export function executionsApi(engine: Engine): ExecutionsApi {
         connectors: r.connectors,
         declarationHash: r.declarationHash,
         logRef: r.logRef,
+        traceId: r.traceId ?? ownTraceId(r.id),
         calls: entries.map((e) => ({
           ...toCallRecord(e),
           ...(e.result !== undefined ? { result: e.result } : {}),

@@ -57,6 +57,8 @@ export interface ExecutionDetails extends ExecutionSummary {
   declarationHash: string;
   /** The unguessable reference its stored console lines are read by ({@link ExecutionsApi.readLogs}). */
   logRef: string;
+  /** The W3C trace id the run belongs to (its `traceparent`'s, else its own), as `meta.traceId`. */
+  traceId: string;
   /** The whole call log in `seq` order, each entry with its stored result. */
   calls: (CallRecord & { result?: unknown })[];
   /** Calls still waiting for a decision. */
