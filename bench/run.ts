@@ -20,6 +20,7 @@ import { discoveryBench } from "./discovery.ts";
 import { mcpBench, mcpEndToEndBench } from "./mcp.ts";
 import { durableBench } from "./durable.ts";
 import { hostileBench } from "./hostile.ts";
+import { floorBench } from "./floor.ts";
 import {
   benchRuntime,
   coldBench,
@@ -56,6 +57,7 @@ const SECTIONS = [
   "session",
   "workspace",
   "hostile",
+  "floor",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -132,6 +134,21 @@ function targets(r: Figures): Record<string, Target> {
   atMost("pooledP50", p50("pooledMs"), 3, "ms");
   atMost("perCallP50", p50("perCallUs"), 100, "µs");
   atMost("parallel1000P50", p50("parallel1000Ms"), 25, "ms");
+  // Issue 14's goals, as Cordon ÷ the floor measured in the same run (bench/floor.ts).
+  const floor = r.floor as Record<string, { p50: number }> | undefined;
+  const vsFloor = (
+    name: string,
+    cordon: number | undefined,
+    floorP50: number | undefined,
+    max: number,
+  ) => {
+    if (cordon === undefined || floorP50 === undefined || !(floorP50 > 0)) return;
+    const x = cordon / floorP50;
+    out[name] = { target: `≤ ${max} × the floor`, measured: round(x, 2), met: x <= max };
+  };
+  vsFloor("pooledVsFloor", p50("pooledMs"), floor?.trivialMs?.p50, 1.0);
+  vsFloor("perCallVsFloor", p50("perCallUs"), floor?.perCallUs?.p50, 1.2);
+  vsFloor("parallel1000VsFloor", p50("parallel1000Ms"), floor?.parallel1000Ms?.p50, 1.2);
   const ratio = (r.sustained as { ratio: number } | undefined)?.ratio;
   if (ratio !== undefined) {
     out.sustainedRatio = { target: "≥ 0.9", measured: ratio, met: ratio >= 0.9 };
@@ -284,6 +301,9 @@ async function main() {
 
   await step("hostile", "host event loop under hostile input", async () => {
     results.hostile = await hostileBench(quick ? 1 : 3);
+  });
+  await step("floor", "the floor: a bare warm Deno child with Cordon's flags", async () => {
+    results.floor = await floorBench(quick ? 5 : 20);
   });
 
   const summary = {
