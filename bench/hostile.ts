@@ -19,7 +19,7 @@ import { progress, round } from "./stats.ts";
 const TICK_MS = 1;
 
 /** Watches the event loop: the longest gap between timer ticks, minus the tick. */
-class LoopMonitor {
+export class LoopMonitor {
   #last = performance.now();
   #worst = 0;
   #timer = setInterval(() => {

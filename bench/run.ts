@@ -21,6 +21,7 @@ import { mcpBench, mcpEndToEndBench } from "./mcp.ts";
 import { durableBench } from "./durable.ts";
 import { hostileBench } from "./hostile.ts";
 import { floorBench } from "./floor.ts";
+import { concurrentBench } from "./concurrent.ts";
 import {
   benchRuntime,
   coldBench,
@@ -149,6 +150,27 @@ function targets(r: Figures): Record<string, Target> {
   vsFloor("pooledVsFloor", p50("pooledMs"), floor?.trivialMs?.p50, 1.0);
   vsFloor("perCallVsFloor", p50("perCallUs"), floor?.perCallUs?.p50, 1.2);
   vsFloor("parallel1000VsFloor", p50("parallel1000Ms"), floor?.parallel1000Ms?.p50, 1.2);
+  const burst = r.concurrent50SleepMs as
+    | Record<"defaultPool" | "warmedPool", { wallMs: number; stallMs: number }>
+    | undefined;
+  const floorBurst = (r.floor as { concurrent50SleepMs?: { preSpawned: number; cold: number } })
+    ?.concurrent50SleepMs;
+  if (burst && floorBurst) {
+    const cold = burst.defaultPool.wallMs / floorBurst.cold;
+    const warm = burst.warmedPool.wallMs / floorBurst.preSpawned;
+    out.concurrent50VsColdFloor = {
+      target: "≤ 1 × the floor",
+      measured: round(cold, 2),
+      met: cold <= 1,
+    };
+    out.concurrent50VsPreSpawnedFloor = {
+      target: "≤ 1 × the floor",
+      measured: round(warm, 2),
+      met: warm <= 1,
+    };
+    const stall = Math.max(burst.defaultPool.stallMs, burst.warmedPool.stallMs);
+    out.burstHostStall = { target: "≤ 10 ms", measured: stall, met: stall <= 10 };
+  }
   const ratio = (r.sustained as { ratio: number } | undefined)?.ratio;
   if (ratio !== undefined) {
     out.sustainedRatio = { target: "≥ 0.9", measured: ratio, met: ratio >= 0.9 };
@@ -304,6 +326,8 @@ async function main() {
   });
   await step("floor", "the floor: a bare warm Deno child with Cordon's flags", async () => {
     results.floor = await floorBench(quick ? 5 : 20);
+    // Cordon's side of the floor's burst: 50 runs sleeping 200 ms, default and warmed pool.
+    results.concurrent50SleepMs = await concurrentBench();
   });
 
   const summary = {

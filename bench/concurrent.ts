@@ -1,0 +1,51 @@
+/**
+ * Cordon's side of the floor's burst workload: 50 runs at once, each
+ * sleeping 200 ms in a host tool, with the default pool (most children
+ * spawned cold) and with a pool warmed to 50 (the pre-spawned case). The
+ * host's longest event-loop stall during each burst is reported with it.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { createRuntime, defineConnector } from "../mod.ts";
+import { LoopMonitor } from "./hostile.ts";
+import { check, round } from "./stats.ts";
+
+const RUNS = 50;
+const SLEEP_MS = 200;
+
+const clock = defineConnector({
+  name: "clock",
+  description: "Time",
+  tools: {
+    sleep: {
+      description: "Wait a number of milliseconds",
+      input: z.object({ ms: z.number() }),
+      execute: ({ ms }) => new Promise((r) => setTimeout(() => r(null), ms)),
+    },
+  },
+});
+
+/** One burst of {@link RUNS} sleeping runs on a runtime with `poolSize` children warmed first. */
+async function burst(poolSize: number): Promise<{ wallMs: number; stallMs: number }> {
+  await using rt = await createRuntime({
+    connectors: [clock],
+    db: ":memory:",
+    typecheck: "off",
+    pool: { size: poolSize },
+  });
+  await rt.warm();
+  const code = `await clock.sleep({ ms: ${SLEEP_MS} }); return 1`;
+  const monitor = new LoopMonitor();
+  const t = performance.now();
+  const results = await Promise.all(Array.from({ length: RUNS }, () => rt.execute({ code })));
+  const wallMs = performance.now() - t;
+  const stallMs = monitor.stop();
+  check(results.every((r) => r.status === "completed"), "a sleeping run failed");
+  return { wallMs: Math.round(wallMs), stallMs: round(stallMs, 1) };
+}
+
+/** 50 sleeping runs at once: with the default pool (2), and with a pool warmed to 50. */
+export async function concurrentBench() {
+  return { defaultPool: await burst(2), warmedPool: await burst(RUNS) };
+}
