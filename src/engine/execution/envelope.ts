@@ -62,8 +62,12 @@ export function envelope(
     ...partial,
     logs: pass.logs.inline(),
     calls,
+    // Only a run that answered `undefined` can lack a `return` of its own: the form check (a
+    // parse of the code) is left out for every run that returned a value.
     diagnostics: partial.status === "completed"
-      ? formWarnings(row.code, pass.form, run.session !== undefined)
+      ? partial.result === undefined
+        ? formWarnings(row.code, pass.form, run.session !== undefined)
+        : []
       : syntaxDiagnostics(error),
     meta,
   } as ExecuteResult;

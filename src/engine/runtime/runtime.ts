@@ -63,13 +63,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   const dbUrl = options.db ??
     pathToFileURL(join(resolvePath(options.dataDir ?? ".cordon"), "cordon.db")).href;
   const db = await openDb(dbUrl, options.dbAuthToken);
-  const { connectors, registry } = await closingOnFailure([db], [], async () => {
+  const { connectors, registry } = await closingOnFailure(db, [], async () => {
     await migrate(db);
     return await openConnectors(options, db);
   });
   // Nothing started may outlive a runtime that was never returned.
   const guards = await closingOnFailure(
-    [db],
+    db,
     connectors,
     () => hostGuards(sandbox, folders.denoDir),
   );
@@ -145,9 +145,9 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   return runtime;
 }
 
-/** Runs `step`; if it throws, closes the connectors and databases opened before it. */
+/** Runs `step`; if it throws, closes the connectors and the database opened before it. */
 async function closingOnFailure<T>(
-  dbs: Db[],
+  db: Db,
   connectors: readonly Connector[],
   step: () => Promise<T>,
 ): Promise<T> {
@@ -155,7 +155,7 @@ async function closingOnFailure<T>(
     return await step();
   } catch (err) {
     await closeConnectors(connectors);
-    for (const db of dbs) db.close();
+    db.close();
     throw err;
   }
 }
