@@ -19,6 +19,7 @@ const LAYERS: Record<string, number> = {
   "errors.ts": 0,
   "hash.ts": 0,
   "ids.ts": 0,
+  "loop.ts": 0,
   "version.ts": 0,
   rpc: 1,
   sandbox: 2,

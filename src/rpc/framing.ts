@@ -9,6 +9,7 @@
  * @module
  */
 
+import { nextTurn } from "../loop.ts";
 import { MAX_VALUE_DEPTH } from "./codec.ts";
 import { LineSplitter, type RawLine } from "./line_splitter.ts";
 
@@ -126,7 +127,7 @@ export async function readFrames(
   try {
     for await (const value of chunks(source)) {
       if (busy > sliceMs) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await nextTurn();
         busy = 0;
       }
       since = performance.now();

@@ -15,6 +15,7 @@
  * @module
  */
 import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
+import { afterTurn } from "../loop.ts";
 import { decodeValue, encodeValue } from "./codec.ts";
 import { classifyFrame, type RpcId } from "./messages.ts";
 import { failureFrame, methodNotFoundFrame } from "./peer_answers.ts";
@@ -57,7 +58,7 @@ export class Peer {
   #queue: unknown[] = [];
   #head = 0;
   #slice: Slice | undefined;
-  #sliceTimer: ReturnType<typeof setTimeout> | undefined;
+  #cancelSlice: (() => void) | undefined;
   /** How many slices ended with frames left over (tests and benches read it). */
   deferredSlices = 0;
   /** Waiters for {@link idle}. */
@@ -153,13 +154,13 @@ export class Peer {
 
   /** A busy slice: counted from `now`, it ends at the next macrotask. */
   #openSlice(now: number): Slice {
-    this.#sliceTimer = setTimeout(() => this.#endSlice(), 0);
+    this.#cancelSlice = afterTurn(() => this.#endSlice());
     return this.#slice = { startedAt: now, requests: 0, frames: 0, armed: true };
   }
 
   /** A macrotask went by: a new slice takes the frames that waited. */
   #endSlice(): void {
-    this.#sliceTimer = undefined;
+    this.#cancelSlice = undefined;
     this.#slice = undefined;
     if (this.#head === this.#queue.length) return;
     this.deferredSlices++;
@@ -238,8 +239,8 @@ export class Peer {
    */
   close(info: ErrorInfo = errorInfo("runtime_closed", "The connection is closed")): void {
     if (this.#closed) return;
-    clearTimeout(this.#sliceTimer);
-    this.#sliceTimer = undefined;
+    this.#cancelSlice?.();
+    this.#cancelSlice = undefined;
     this.#slice = undefined;
     while (this.#head < this.#queue.length) {
       const raw = this.#queue[this.#head];

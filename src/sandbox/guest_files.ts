@@ -35,6 +35,7 @@ export const GUEST_MODULES: readonly string[] = [
   "rpc/peer_slices.ts",
   "rpc/predecoded.ts",
   "errors.ts",
+  "loop.ts",
 ];
 
 const ENTRY = GUEST_MODULES[0];

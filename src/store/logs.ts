@@ -12,6 +12,7 @@
  * @module
  */
 import type { Db } from "./client.ts";
+import { nextTurn } from "../loop.ts";
 
 /** One stored line. */
 export interface StoredLog {
@@ -29,10 +30,8 @@ export interface StoredLog {
  */
 export const LOG_CHUNK_LINES = 500;
 
-/** Gives the host's event loop a turn (a macrotask, so timers and I/O run first). */
-function turn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+/** Gives the host's event loop a turn (timers and I/O run first). */
+const turn = nextTurn;
 
 /** The `seq` of the marker row retention leaves where it deleted an execution's lines. */
 const EXPIRED_SEQ = 0;

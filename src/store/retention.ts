@@ -9,6 +9,7 @@
  * @module
  */
 import type { Db } from "./client.ts";
+import { nextTurn } from "../loop.ts";
 
 /**
  * Executions deleted per transaction. The embedded engine runs on the host's
@@ -30,7 +31,7 @@ export interface PruneRules {
 
 const ENDED = "status NOT IN ('running', 'paused')";
 
-const yieldToLoop = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const yieldToLoop = nextTurn;
 
 /** Deletes the executions `ids` (if still ended) with their call logs and lines. */
 async function deleteExecutions(db: Db, ids: string[]): Promise<number> {

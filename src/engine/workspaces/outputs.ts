@@ -9,6 +9,7 @@ import { join, relative, resolve } from "node:path";
 import type { Workspace, WorkspaceHost, WorkspaceOutput, WorkspaceReport } from "./types.ts";
 import { WORKSPACE_DEFAULTS } from "./types.ts";
 import { compileGlob } from "./glob.ts";
+import { nextTurn } from "../../loop.ts";
 
 /**
  * Matching work done between two turns of the event loop. A workspace holds
@@ -72,7 +73,7 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
   for await (const f of walk(ws.dir)) {
     if (patterns.some((p) => p.test(f.path))) found.push(f);
     if (performance.now() - slice > MATCH_SLICE_MS) {
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTurn();
       slice = performance.now();
     }
   }
