@@ -9,6 +9,7 @@
 import { CordonError } from "../errors.ts";
 import { type CallOutcome, fail, thrownOutcome } from "./call_outcome.ts";
 import { checkConnectorName, toolMap } from "./connector_names.ts";
+import { Deadlines } from "./deadlines.ts";
 import { Semaphore } from "./semaphore.ts";
 import type { Connector, ConnectorInfo, Tool, ToolContext } from "./types.ts";
 
@@ -67,6 +68,7 @@ interface Entry {
  */
 export class ConnectorRegistry {
   #entries = new Map<string, Entry>();
+  readonly #deadlines = new Deadlines();
 
   constructor(connectors: readonly Connector[] = []) {
     for (const c of connectors) this.add(c);
@@ -194,50 +196,93 @@ export class ConnectorRegistry {
       value = v.value;
     }
     const namespace = options.namespace ?? DEFAULT_CALL_NAMESPACE;
-    let release: () => void;
-    try {
-      release = await entry.semaphore.acquire(options.signal, namespace);
-    } catch {
-      return fail("tool_error", `${connectorName}.${toolName} was cancelled before it started`);
+    let release = entry.semaphore.tryAcquire();
+    if (!release) {
+      try {
+        release = await entry.semaphore.acquire(options.signal, namespace);
+      } catch {
+        return fail("tool_error", `${connectorName}.${toolName} was cancelled before it started`);
+      }
     }
     const timeoutMs = tool.timeoutMs ?? entry.connector.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const call = new ToolCall(options.signal);
+    const cancelDeadline = this.#deadlines.add(timeoutMs, () => {
+      call.abort(new DOMException("The call timed out", "TimeoutError"));
+      call.settle(
+        fail("tool_timeout", `${connectorName}.${toolName} did not finish within ${timeoutMs} ms`),
+      );
+    });
     try {
       const context: ToolContext = {
-        signal: controller.signal,
+        // Made on first use: most tools never look at it, and a burst of calls need not pay
+        // for a controller and a listener each.
+        get signal() {
+          return call.signal;
+        },
         executionId: options.executionId,
         namespace,
         connector: connectorName,
         tool: toolName,
       };
-      const timeout = new Promise<CallOutcome>((resolve) => {
-        timer = setTimeout(() => {
-          controller.abort(new DOMException("The call timed out", "TimeoutError"));
-          resolve(
-            fail(
-              "tool_timeout",
-              `${connectorName}.${toolName} did not finish within ${timeoutMs} ms`,
-            ),
-          );
-        }, timeoutMs);
-      });
-      const run = (async (): Promise<CallOutcome> => {
-        try {
-          return { ok: true, value: await tool.execute!(value, context) };
-        } catch (err) {
-          return thrownOutcome(err);
-        }
-      })();
-      const outcome = await Promise.race([run, timeout]);
+      try {
+        Promise.resolve(tool.execute(value, context)).then(
+          (v) => call.settle({ ok: true, value: v }),
+          (err) => call.settle(thrownOutcome(err)),
+        );
+      } catch (err) {
+        call.settle(thrownOutcome(err));
+      }
+      const outcome = await call.outcome;
       if (!outcome.ok || !tool.validateOutput) return outcome;
       return tool.validateOutput(outcome.value);
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onOuterAbort);
+      cancelDeadline();
+      call.done();
       release();
     }
+  }
+}
+
+/**
+ * One call's outcome (the first of its result and its deadline) and its abort signal, made
+ * only if the tool asks for it; it follows the execution's own signal.
+ */
+class ToolCall {
+  readonly outcome: Promise<CallOutcome>;
+  settle!: (outcome: CallOutcome) => void;
+  readonly #outer: AbortSignal | undefined;
+  #controller: AbortController | undefined;
+  #reason: unknown;
+  #aborted = false;
+  #onOuterAbort: (() => void) | undefined;
+
+  constructor(outer: AbortSignal | undefined) {
+    this.#outer = outer;
+    this.outcome = new Promise((resolve) => (this.settle = resolve));
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = this.#controller = new AbortController();
+      const outer = this.#outer;
+      if (this.#aborted) controller.abort(this.#reason);
+      else if (outer?.aborted) controller.abort(outer.reason);
+      else if (outer) {
+        this.#onOuterAbort = () => controller.abort(outer.reason);
+        outer.addEventListener("abort", this.#onOuterAbort, { once: true });
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+  }
+
+  /** Stops following the execution's signal. */
+  done(): void {
+    if (this.#onOuterAbort) this.#outer!.removeEventListener("abort", this.#onOuterAbort);
   }
 }

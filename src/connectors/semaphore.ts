@@ -10,6 +10,13 @@
 /** The queue of callers that name no namespace (the service gate, library callers). */
 const ANONYMOUS = "";
 
+/** One caller waiting for a permit. */
+interface Waiter {
+  namespace: string;
+  grant: () => void;
+  reject: (reason: unknown) => void;
+}
+
 /**
  * A counting semaphore, FIFO within a namespace and round-robin across namespaces.
  *
@@ -45,25 +52,65 @@ export class Semaphore {
    * tenant asking: while permits are short they go to each waiting namespace in turn.
    */
   async acquire(signal?: AbortSignal, namespace: string = ANONYMOUS): Promise<() => void> {
-    if (this.#available > 0) {
-      this.#available--;
-    } else {
-      await new Promise<void>((resolve, reject) => {
-        const grant = () => {
-          signal?.removeEventListener("abort", onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          if (this.#remove(namespace, grant)) reject(signal!.reason);
-        };
-        if (signal?.aborted) return reject(signal.reason);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        const queue = this.#queues.get(namespace);
-        if (queue) queue.push(grant);
-        else this.#queues.set(namespace, [grant]);
-        this.#waiting++;
-      });
+    const now = this.tryAcquire();
+    if (now) return now;
+    await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const waiter: Waiter = { namespace, grant: () => {}, reject };
+      waiter.grant = () => {
+        if (signal) this.#unwatch(signal, waiter);
+        resolve();
+      };
+      if (signal) this.#watch(signal, waiter);
+      const queue = this.#queues.get(namespace);
+      if (queue) queue.push(waiter.grant);
+      else this.#queues.set(namespace, [waiter.grant]);
+      this.#waiting++;
+    });
+    return this.#releaser();
+  }
+
+  /**
+   * Waiters by the signal that cancels them: one listener per signal, however many of its
+   * calls wait (a fan-out of a thousand calls from one run shares its run's signal).
+   */
+  #bySignal = new Map<AbortSignal, { waiters: Set<Waiter>; onAbort: () => void }>();
+
+  #watch(signal: AbortSignal, waiter: Waiter): void {
+    let watched = this.#bySignal.get(signal);
+    if (!watched) {
+      const waiters = new Set<Waiter>();
+      const onAbort = () => {
+        this.#bySignal.delete(signal);
+        for (const w of waiters) {
+          if (this.#remove(w.namespace, w.grant)) w.reject(signal.reason);
+        }
+      };
+      watched = { waiters, onAbort };
+      this.#bySignal.set(signal, watched);
+      signal.addEventListener("abort", onAbort, { once: true });
     }
+    watched.waiters.add(waiter);
+  }
+
+  #unwatch(signal: AbortSignal, waiter: Waiter): void {
+    const watched = this.#bySignal.get(signal);
+    if (!watched) return;
+    watched.waiters.delete(waiter);
+    if (watched.waiters.size === 0) {
+      this.#bySignal.delete(signal);
+      signal.removeEventListener("abort", watched.onAbort);
+    }
+  }
+
+  /** A permit now, without waiting: its release function, or undefined when none is free. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#available <= 0) return undefined;
+    this.#available--;
+    return this.#releaser();
+  }
+
+  #releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
