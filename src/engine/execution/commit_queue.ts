@@ -1,17 +1,33 @@
 /**
  * The group commit of the call journal: statements queued while a commit is
- * under way commit together in one transaction, in order, so a thousand calls
- * under `Promise.all` cost a few transactions, not a thousand.
+ * under way commit together, in order, so a thousand calls under
+ * `Promise.all` cost a few transactions, not a thousand. Runs of appends
+ * and of finishes become multi-row statements. The embedded engine runs on
+ * the host's thread, so a big group is cut into transactions of at most
+ * {@link MAX_GROUP_STATEMENTS}, with a turn of the event loop between them
+ * once a turn's work passes {@link GROUP_SLICE_MS}.
  *
  * @module
  */
 import type { InStatement } from "@libsql/client";
-import type { CallStore } from "../../store/calls.ts";
+import { nextTurn } from "../../loop.ts";
+import { type CallStore, mergeCallWrites } from "../../store/calls.ts";
+
+/** Statements (before merging) in one transaction: about 4 ms of the engine's time. */
+export const MAX_GROUP_STATEMENTS = 1024;
+
+/** Work between two turns of the event loop while a burst of writes commits. */
+const GROUP_SLICE_MS = 5;
+
+interface Queued {
+  statements: InStatement[];
+  done: PromiseWithResolvers<void>;
+}
 
 /** Commits queued statements in order, grouping those queued during a commit. */
 export class CommitQueue {
   readonly #store: CallStore;
-  #queue: { statements: InStatement[]; done: PromiseWithResolvers<void> }[] = [];
+  #queue: Queued[] = [];
   #draining: Promise<void> | undefined;
 
   constructor(store: CallStore) {
@@ -25,8 +41,7 @@ export class CommitQueue {
 
   /**
    * Queues statements; they commit in order, and statements queued while a
-   * commit is under way commit together in one transaction (group commit),
-   * so a thousand calls under Promise.all cost a few transactions, not a thousand.
+   * commit is under way commit together in one transaction (group commit).
    */
   write(...statements: InStatement[]): Promise<void> {
     const done = Promise.withResolvers<void>();
@@ -35,16 +50,33 @@ export class CommitQueue {
     return done.promise;
   }
 
+  /** The next group: whole writes, in order, up to {@link MAX_GROUP_STATEMENTS} (at least one). */
+  #take(): Queued[] {
+    let count = 0;
+    let n = 0;
+    while (n < this.#queue.length) {
+      count += this.#queue[n].statements.length;
+      if (n > 0 && count > MAX_GROUP_STATEMENTS) break;
+      n++;
+    }
+    return this.#queue.splice(0, n);
+  }
+
   async #drain(): Promise<void> {
+    let since = performance.now();
     while (this.#queue.length > 0) {
-      const group = this.#queue.splice(0);
-      const statements = group.flatMap((g) => g.statements);
+      const group = this.#take();
+      const statements = mergeCallWrites(group.flatMap((g) => g.statements));
       try {
         if (statements.length === 1) await this.#store.db.execute(statements[0]);
         else await this.#store.db.batch(statements);
         for (const g of group) g.done.resolve();
       } catch (err) {
         for (const g of group) g.done.reject(err);
+      }
+      if (this.#queue.length > 0 && performance.now() - since > GROUP_SLICE_MS) {
+        await nextTurn();
+        since = performance.now();
       }
     }
     this.#draining = undefined;

@@ -10,7 +10,7 @@ import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
 import type { ExecutionRow, ExecutionStatus } from "../../store/executions.ts";
 import { endSessionRun } from "../sessions/runs.ts";
 import { collectOutputs, removeWorkspace } from "../workspaces/workspace.ts";
-import { isUndecided, workspaceOf } from "./envelope.ts";
+import { workspaceOf } from "./envelope.ts";
 import type { ExecutionEvent } from "./events.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
 
@@ -27,12 +27,10 @@ export async function recordEnd(
     ? "rejected"
     : "error";
   // Calls still waiting when the run ended are abandoned.
-  for (const entry of (await parts.calls.list(row.id)).filter(isUndecided)) {
-    await parts.calls.decide(row.id, entry.seq, "rejected", {
-      state: "rejected",
-      error: errorInfo("rejected", "The run ended before a decision"),
-    });
-  }
+  await parts.calls.rejectUndecided(
+    row.id,
+    errorInfo("rejected", "The run ended before a decision"),
+  );
   await parts.executions.transition(row.id, ["running", "paused"], status, {
     ...(outcome.ok ? { result: outcome.value } : { error: outcome.error }),
     owner: null,

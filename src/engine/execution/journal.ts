@@ -80,6 +80,13 @@ export class CallJournal {
     this.#nextSeq = recorded.reduce((m, e) => Math.max(m, e.seq), 0) + 1;
   }
 
+  /** The earliest unconsumed recorded entry under `key`, now consumed; undefined if none. */
+  #take(key: string): Recorded | undefined {
+    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    if (match) match.consumed = true;
+    return match;
+  }
+
   /** True when this pass replays an earlier history. */
   get replaying(): boolean {
     return this.#recorded.length > 0;
@@ -98,16 +105,17 @@ export class CallJournal {
       `The arguments of ${connector}.${tool}`,
       "invalid_input",
     );
-    const key = `tool|${connector}|${tool}|${canonicalJson(args)}`;
-    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
-    if (match) {
-      match.consumed = true;
-      return await this.#replay(match.entry, policy);
-    }
-    const sameTool = this.#recorded.find((r) =>
-      !r.consumed && r.entry.kind === "tool" && r.entry.connector === connector &&
-      r.entry.tool === tool
-    );
+    // A fresh run has nothing to match: no canonical form of the arguments to compute.
+    const match = this.#recorded.length === 0
+      ? undefined
+      : this.#take(`tool|${connector}|${tool}|${canonicalJson(args)}`);
+    if (match) return await this.#replay(match.entry, policy);
+    const sameTool = this.#recorded.length === 0
+      ? undefined
+      : this.#recorded.find((r) =>
+        !r.consumed && r.entry.kind === "tool" && r.entry.connector === connector &&
+        r.entry.tool === tool
+      );
     if (sameTool) {
       return {
         kind: "diverged",
@@ -183,10 +191,10 @@ export class CallJournal {
     name: string,
     occurrence: number,
   ): { found: true; value: unknown } | { found: false; seq: number } {
-    const key = `step|codemode|step|${canonicalJson({ name, occurrence })}`;
-    const match = this.#recorded.find((r) => !r.consumed && r.key === key);
+    const match = this.#recorded.length === 0
+      ? undefined
+      : this.#take(`step|codemode|step|${canonicalJson({ name, occurrence })}`);
     if (match) {
-      match.consumed = true;
       this.touched.set(match.entry.seq, match.entry);
       return { found: true, value: match.entry.result };
     }

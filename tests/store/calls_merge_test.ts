@@ -1,0 +1,115 @@
+/**
+ * The journal's writes merged into multi-row statements leave the same rows as the writes one
+ * by one; a group commit of a thousand calls lets a timer run; ending a run rejects every call
+ * still waiting for a decision in one statement.
+ */
+import assert from "node:assert/strict";
+import type { InStatement } from "@libsql/client";
+import { type Db, openDb } from "../../src/store/client.ts";
+import { migrate } from "../../src/store/migrations.ts";
+import {
+  appendStatement,
+  CallStore,
+  finishStatement,
+  mergeCallWrites,
+  setStateStatement,
+} from "../../src/store/calls.ts";
+import { CommitQueue } from "../../src/engine/execution/commit_queue.ts";
+import { errorInfo } from "../../src/errors.ts";
+
+async function withDb(body: (db: Db) => Promise<void>): Promise<void> {
+  const db = await openDb(":memory:");
+  try {
+    await migrate(db);
+    await db.execute({
+      sql: `INSERT INTO executions (id, code, status, connectors, declaration_hash, limits,
+              policy, created_at, updated_at, namespace)
+            VALUES ('exec_1', 'return 1', 'running', '[]', 'h', '{}', '{}', 1, 1, 'default')`,
+    });
+    await body(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** A mix of appends, finishes and a state change, in the order a burst of calls makes them. */
+function writes(count: number): InStatement[] {
+  const out: InStatement[] = [];
+  const entry = (seq: number) => ({
+    executionId: "exec_1",
+    seq,
+    connector: "math",
+    tool: "add",
+    kind: "tool" as const,
+    state: (seq % 7 === 0 ? "pending" : "executing") as "pending" | "executing",
+    startedAt: 1_000 + seq,
+    ...(seq % 7 === 0 ? { needs: "approval" as const } : {}),
+  });
+  for (let seq = 1; seq <= count; seq++) out.push(appendStatement(entry(seq), `{"a":${seq}}`));
+  for (let seq = 1; seq <= count; seq++) {
+    if (seq % 7 === 0) continue;
+    out.push(
+      seq % 5 === 0
+        ? finishStatement("exec_1", seq, "error", { error: errorInfo("tool_error", `no ${seq}`) })
+        : finishStatement("exec_1", seq, "applied", { resultJson: String(seq * 2) }),
+    );
+    if (seq === 50) out.push(setStateStatement("exec_1", 3, "reverted"));
+  }
+  return out;
+}
+
+const rows = async (db: Db) =>
+  (await db.execute("SELECT * FROM calls ORDER BY seq")).rows.map((r) => ({
+    ...r,
+    ended_at: r.ended_at === null ? null : "set",
+  }));
+
+Deno.test("merged call writes leave exactly the rows the single writes leave", async () => {
+  for (const count of [1, 3, 4, 5, 21, 64, 65, 200, 1000]) {
+    const statements = writes(count);
+    const merged = mergeCallWrites(statements);
+    if (count >= 200) assert.ok(merged.length < statements.length / 10, `${count}: not merged`);
+    let one: unknown[] = [];
+    await withDb(async (db) => {
+      await db.batch(statements);
+      one = await rows(db);
+    });
+    await withDb(async (db) => {
+      await db.batch(merged);
+      assert.deepEqual(await rows(db), one, `${count} calls`);
+    });
+  }
+});
+
+Deno.test("a group commit of thousands of calls gives the event loop turns meanwhile", async () => {
+  await withDb(async (db) => {
+    const queue = new CommitQueue(new CallStore(db));
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    try {
+      const statements = writes(6_000);
+      await Promise.all(statements.map((s) => queue.write(s)));
+      await queue.flush();
+    } finally {
+      clearInterval(timer);
+    }
+    const count = (await db.execute("SELECT COUNT(*) AS n FROM calls")).rows[0].n;
+    assert.equal(Number(count), 6_000);
+    assert.ok(turns > 0, "no timer ran while 11,000 statements committed");
+  });
+});
+
+Deno.test("rejectUndecided rejects only the calls still waiting for a decision", async () => {
+  await withDb(async (db) => {
+    const calls = new CallStore(db);
+    await db.batch(mergeCallWrites(writes(30)));
+    assert.ok(await calls.decide("exec_1", 7, "approved"));
+    const n = await calls.rejectUndecided("exec_1", errorInfo("rejected", "The run ended"));
+    assert.equal(n, 3); // 14, 21, 28; 7 was approved
+    const list = await calls.list("exec_1");
+    const rejected = list.filter((e) => e.state === "rejected").map((e) => e.seq);
+    assert.deepEqual(rejected, [14, 21, 28]);
+    assert.equal(list.find((e) => e.seq === 14)!.error?.code, "rejected");
+    assert.equal(list.find((e) => e.seq === 7)!.state, "pending");
+  });
+});
