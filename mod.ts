@@ -91,6 +91,7 @@ export {
   type Limits,
   type LogEntry,
   type LogPage,
+  MAX_PREWARM,
   type PausedResult,
   type PendingAction,
   type PruneExecutionsOptions,

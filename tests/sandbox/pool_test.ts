@@ -120,3 +120,68 @@ Deno.test("SandboxChild.kill() records why and the exit says so", async () => {
   assert.deepEqual(exit.killedFor, { code: "sandbox_timeout", message: "too slow" });
   await assertNoSandboxChildren();
 });
+
+/** A spawn that counts how many of its children are booting at once (spawned, not ready). */
+function countingSpawn(env: ChildEnvironment) {
+  const counts = { spawned: 0, booting: 0, maxBooting: 0 };
+  const spawn = async () => {
+    counts.spawned++;
+    counts.booting++;
+    counts.maxBooting = Math.max(counts.maxBooting, counts.booting);
+    const child = await SandboxChild.spawn({
+      env,
+      policy: { heapMiB: 64, netAllow: [] },
+      limits,
+      memoryBytes: 1 << 28,
+    });
+    Promise.race([child.ready, child.exited]).then(() => counts.booting--);
+    return child;
+  };
+  return { counts, spawn };
+}
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+Deno.test("ChildPool refills in the background one booting child at a time", async () => {
+  const env = await environment();
+  const { counts, spawn } = countingSpawn(env);
+  const taken: SandboxChild[] = [];
+  {
+    await using pool = new ChildPool({ size: 3, spawn });
+    await until(() => pool.idleCount === 3 && counts.booting === 0);
+    for (let i = 0; i < 3; i++) taken.push(pool.take()!);
+    await until(() => pool.idleCount === 3 && counts.booting === 0);
+    assert.equal(counts.spawned, 6);
+    assert.equal(counts.maxBooting, 1, "more than one child booted at once while refilling");
+  }
+  for (const c of taken) c.kill();
+  await Promise.all(taken.map((c) => c.exited));
+  await assertNoSandboxChildren();
+});
+
+Deno.test("ChildPool.prewarm(n) boots several at once, then the pool shrinks back to its size", async () => {
+  const env = await environment();
+  const { counts, spawn } = countingSpawn(env);
+  const taken: SandboxChild[] = [];
+  {
+    await using pool = new ChildPool({ size: 1, spawn });
+    await pool.prewarm(4);
+    assert.equal(pool.idleCount, 4);
+    assert.ok(counts.maxBooting > 1, "prewarm booted one child at a time");
+    for (let i = 0; i < 4; i++) taken.push(pool.take()!);
+    assert.ok(taken.every((c) => c !== undefined));
+    await until(() => pool.idleCount === 1 && counts.booting === 0);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(pool.idleCount, 1, "the pool refilled past its size");
+    assert.equal(pool.target, 1);
+  }
+  for (const c of taken) c.kill();
+  await Promise.all(taken.map((c) => c.exited));
+  await assertNoSandboxChildren();
+});

@@ -41,6 +41,11 @@ export class Children {
     return this.#pool.warm();
   }
 
+  /** Makes `count` default children wait, ready, until they are taken (see ChildPool.prewarm). */
+  prewarm(count: number): Promise<void> {
+    return this.#pool.prewarm(count);
+  }
+
   #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
     return SandboxChild.spawn({
       env: this.#env,

@@ -71,6 +71,10 @@ export class Engine {
     return this.#children.warm();
   }
 
+  prewarm(count: number): Promise<void> {
+    return this.#children.prewarm(count);
+  }
+
   /** Runs new code: records the execution, runs its first pass, returns its first outcome. */
   async execute(request: ExecuteRequest, hooks?: ExecuteHooks): Promise<ExecuteResult> {
     const startedAt = performance.now();

@@ -9,6 +9,7 @@ export {
   DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,
   type DurabilityOptions,
+  MAX_PREWARM,
   type RuntimeOptions,
   type SandboxOptions,
 } from "./options.ts";

@@ -14,6 +14,9 @@ import type { SessionSettings } from "../sessions/manager.ts";
 import type { TypecheckMode } from "../typecheck/checker.ts";
 import type { RetentionOptions } from "./retention.ts";
 
+/** The most children `runtime.prewarm(count)` makes wait at once. */
+export const MAX_PREWARM = 256;
+
 /** Children kept warm when the caller does not say. */
 export const DEFAULT_POOL_SIZE = 2;
 

@@ -26,7 +26,7 @@ import { sessionsApi } from "../sessions/api.ts";
 import { runtimeCapabilities } from "./capabilities.ts";
 import { checkConnector, closeConnectors, openConnectors, watchToolChanges } from "./connectors.ts";
 import { childEnvironment, hostGuards, runtimeFolders } from "./environment.ts";
-import type { RuntimeOptions } from "./options.ts";
+import { MAX_PREWARM, type RuntimeOptions } from "./options.ts";
 import { openDiscovery, openEngine, openSessions, openStores } from "./parts.ts";
 import { pruneExecutions } from "./retention.ts";
 import { runtimeSettings } from "./settings.ts";
@@ -126,6 +126,16 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       if (settings.typecheck !== "off") {
         await checker.warm(catalogue.declarations, catalogue.declarationHash);
       }
+    },
+    prewarm: async (count) => {
+      assertOpen();
+      if (!Number.isInteger(count) || count < 0 || count > MAX_PREWARM) {
+        throw new CordonError(
+          "invalid_request",
+          `prewarm(count) takes an integer from 0 to ${MAX_PREWARM}, not ${String(count)}`,
+        );
+      }
+      await engine.prewarm(count);
     },
     async close() {
       if (engine.closed) return;

@@ -84,6 +84,14 @@ export interface Runtime
   /** Resolves once the pool has its children waiting and the type checker is warm. */
   warm(): Promise<void>;
   /**
+   * Gets ready for a burst: resolves once `count` children wait, ready, with the default
+   * policy (booting several at once). The pool keeps them until they are taken, then shrinks
+   * back to its size; it refills one child at a time, so a burst is not slowed by its own
+   * refill. `count` is an integer from 0 to `MAX_PREWARM` (256); anything else is
+   * `invalid_request`.
+   */
+  prewarm(count: number): Promise<void>;
+  /**
    * Ends running executions (`runtime_closed`), kills every child, closes the connectors and the
    * database. Calling it again does nothing.
    */
