@@ -76,6 +76,8 @@ export class SandboxChild {
   #killedFor: ErrorInfo | undefined;
   #fault: ErrorInfo | undefined;
   #alive = true;
+  /** The host sent the SIGKILL: the kernel's OOM killer did not end it, so nobody asks. */
+  #hostKilled = false;
   #memoryBytes: number;
   #suspended = false;
 
@@ -130,7 +132,11 @@ export class SandboxChild {
       this.#alive = false;
       const [, errText] = await Promise.all([reading, stderr]);
       await stdin.close().catch(() => {});
-      const oomKilled = group ? await group.oomKilled().catch(() => false) : false;
+      // Reading the cgroup's OOM count costs two files per child; it only says something about
+      // a child the host did not kill itself.
+      const oomKilled = group && !this.#hostKilled
+        ? await group.oomKilled().catch(() => false)
+        : false;
       if (group) await group.remove().catch(() => {});
       await retireRun(options.env.denoDir, run.id, run.location);
       const exit: ChildExit = {
@@ -183,6 +189,7 @@ export class SandboxChild {
   kill(reason?: ErrorInfo): void {
     if (reason && !this.#killedFor) this.#killedFor = reason;
     if (!this.#alive) return;
+    this.#hostKilled = true;
     try {
       this.#process.kill("SIGKILL");
     } catch {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CHILD_PIDS_MAX, detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
+import { CHILD_CPU_SHARES, CHILD_PIDS_MAX, detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
 
 Deno.test("detectMemoryGuard('off') relies on the heap cap and says why", async () => {
   const guard = await detectMemoryGuard("off");
@@ -45,5 +45,32 @@ Deno.test("two guards in one process do not share a parent: disposing one leaves
   } finally {
     await a.dispose().catch(() => {});
     await b.dispose();
+  }
+});
+
+Deno.test("children share one low-weight CPU group, so the host's event loop goes first", async () => {
+  const guard = await detectMemoryGuard("auto");
+  if (guard.kind !== "cgroup-v1" || !/cpu shares/.test(guard.reason)) {
+    // This host has no writable cpu controller: the reason says so.
+    assert.match(guard.reason, /cgroup|cpu/);
+    return;
+  }
+  const groups = [(await guard.create(64 << 20))!, (await guard.create(64 << 20))!];
+  const sleepers = groups.map(() => new Deno.Command("sleep", { args: ["5"] }).spawn());
+  try {
+    for (let i = 0; i < 2; i++) await groups[i].add(sleepers[i].pid);
+    const cpuPaths = await Promise.all(sleepers.map(async (s) => {
+      const text = await Deno.readTextFile(`/proc/${s.pid}/cgroup`);
+      return /^\d+:[^:]*\bcpu\b[^:]*:(.*)$/m.exec(text)?.[1];
+    }));
+    assert.ok(cpuPaths[0]?.match(/cordon-\d+-\d+-\d+-[0-9a-f]{8}$/), String(cpuPaths[0]));
+    assert.equal(cpuPaths[0], cpuPaths[1]);
+    const shares = await Deno.readTextFile(`/sys/fs/cgroup/cpu${cpuPaths[0]}/cpu.shares`);
+    assert.equal(Number(shares.trim()), CHILD_CPU_SHARES);
+  } finally {
+    for (const s of sleepers) s.kill("SIGKILL");
+    await Promise.all(sleepers.map((s) => s.status));
+    for (const g of groups) await g.remove();
+    await guard.dispose();
   }
 });
