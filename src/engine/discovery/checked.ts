@@ -199,7 +199,7 @@ export async function executeChecked(
       ...hooks,
       onStart(id) {
         executionId = id;
-        events.checking(id);
+        events.checking(id, () => !settled);
         hooks?.onStart?.(id);
       },
     }

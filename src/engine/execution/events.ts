@@ -37,7 +37,7 @@ export type ExecutionListener = (event: ExecutionEvent) => void;
 export class EventHub {
   readonly #listeners = new Set<ExecutionListener>();
   /** Executions with a type check under way beside their run ({@link checking}). */
-  readonly #checking = new Set<string>();
+  readonly #checking = new Map<string, () => boolean>();
   /** Executions whose `done` said `typecheck: "pending"`: a `diagnostics` event is owed. */
   readonly #owed = new Set<string>();
   /** Clients listening for an execution now (an open event stream), by execution id. */
@@ -77,11 +77,11 @@ export class EventHub {
   }
 
   /**
-   * A type check runs beside `executionId`: until {@link checked}, its `done` event says
-   * `typecheck: "pending"`.
+   * A type check runs beside `executionId` until {@link checked}: a `done` event emitted while
+   * `pending()` says so carries `typecheck: "pending"`.
    */
-  checking(executionId: string): void {
-    this.#checking.add(executionId);
+  checking(executionId: string, pending: () => boolean): void {
+    this.#checking.set(executionId, pending);
   }
 
   /**
@@ -98,7 +98,7 @@ export class EventHub {
 
   /** Tells every listener, each on behalf of the event's execution ({@link currentExecution}). */
   emit(event: ExecutionEvent): void {
-    if (event.type === "done" && this.#checking.has(event.executionId)) {
+    if (event.type === "done" && this.#checking.get(event.executionId)?.()) {
       event = { ...event, typecheck: "pending" };
       this.#owed.add(event.executionId);
     }

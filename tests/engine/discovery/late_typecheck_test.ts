@@ -105,6 +105,7 @@ Deno.test("warn: a completed run returns before its check answers; the findings 
 Deno.test("warn: a run longer than its check carries the findings, typecheck done", async () => {
   await using rt = await createRuntime({ db: ":memory:", pool: { size: 0 } });
   await rt.warm();
+  const seen = events(rt);
   const r = await rt.execute({
     code: `${TYPE_ERROR.replace("return s;", "await new Promise((r) => setTimeout(r, 1500));")}\n` +
       "return s;",
@@ -113,10 +114,14 @@ Deno.test("warn: a run longer than its check carries the findings, typecheck don
   assert.equal(r.meta.typecheck, "done");
   assert.deepEqual(codes(r.diagnostics), ["TS2322@2"]);
   assert.equal((await rt.execution(r.executionId))?.diagnostics, undefined, "nothing stored");
+  const done = seen.find((e) => e.type === "done" && e.executionId === r.executionId);
+  assert.ok(done?.type === "done" && done.typecheck === undefined, "done promised nothing");
+  assert.ok(!seen.some((e) => e.type === "diagnostics"), "the result carried them");
 });
 
 Deno.test("warn: a failed run waits for its check and carries the findings", async () => {
   await using rt = await createRuntime({ db: ":memory:", pool: { size: 0 } });
+  const seen = events(rt);
   const t0 = performance.now();
   const failed = await withDelay(
     800,
@@ -127,6 +132,9 @@ Deno.test("warn: a failed run waits for its check and carries the findings", asy
   assert.equal(failed.meta.typecheck, "done");
   assert.deepEqual(codes(failed.diagnostics), ["TS2322@2"]);
   assert.ok(took >= 790, `it did not wait for the check: ${took} ms`);
+  // Its done came while the check ran: the diagnostics event it promised followed.
+  const mine = seen.filter((e) => e.executionId === failed.executionId).map((e) => e.type);
+  assert.deepEqual(mine.slice(-2), ["done", "diagnostics"]);
   // Strict is unchanged: it waits, and refuses.
   const strict = await withDelay(300, () => rt.execute({ code: TYPE_ERROR, typecheck: "strict" }));
   assert.equal(strict.status, "error");
