@@ -54,6 +54,8 @@ export interface ExecutionRow {
   createdAt: number;
   updatedAt: number;
   endedAt?: number;
+  /** A type check's findings stored after the result was returned (see `recordTypecheck`). */
+  typecheck?: { ms: number; diagnostics: Record<string, unknown>[] };
 }
 
 type Row = Record<string, unknown>;
@@ -81,6 +83,12 @@ function fromRow(r: Row): ExecutionRow {
   if (r.ended_at !== null) row.endedAt = Number(r.ended_at);
   if (r.session_id !== null && r.session_id !== undefined) row.sessionId = String(r.session_id);
   if (r.trace_id !== null && r.trace_id !== undefined) row.traceId = String(r.trace_id);
+  if (r.diagnostics !== null && r.diagnostics !== undefined) {
+    row.typecheck = {
+      ms: Number(r.typecheck_ms ?? 0),
+      diagnostics: JSON.parse(String(r.diagnostics)),
+    };
+  }
   return row;
 }
 
@@ -177,6 +185,22 @@ export class ExecutionStore {
         from.map(() => "?").join(",")
       })`,
       args: [...args, id, ...from],
+    });
+    return rs.rowsAffected === 1;
+  }
+
+  /**
+   * Stores what a type check found once it finished after its run's result was returned;
+   * false when the execution is gone.
+   */
+  async recordTypecheck(
+    id: string,
+    ms: number,
+    diagnostics: readonly Record<string, unknown>[],
+  ): Promise<boolean> {
+    const rs = await this.db.execute({
+      sql: "UPDATE executions SET diagnostics = ?, typecheck_ms = ? WHERE id = ?",
+      args: [JSON.stringify(diagnostics), ms, id],
     });
     return rs.rowsAffected === 1;
   }

@@ -252,6 +252,14 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "trace ids of executions",
     statements: ["ALTER TABLE executions ADD COLUMN trace_id TEXT"],
   },
+  {
+    version: 10,
+    name: "type-check findings that came after the result",
+    statements: [
+      "ALTER TABLE executions ADD COLUMN diagnostics TEXT",
+      "ALTER TABLE executions ADD COLUMN typecheck_ms REAL",
+    ],
+  },
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */

@@ -1,7 +1,9 @@
 /**
  * `execute()` with a type check: beside the run (`warn`), before it
  * (`strict`), or not at all (`off`). The check runs on the checker's
- * thread, so in `warn` mode it overlaps the run instead of preceding it.
+ * thread, so in `warn` mode it overlaps the run instead of preceding it,
+ * and a run that completed does not wait for it: its findings come after
+ * the result, stored with the execution and sent as an event.
  *
  * @module
  */
@@ -60,7 +62,61 @@ function remember(
   }
 }
 
-/** Runs `request`, checking its code as the request (or the runtime) asks. */
+/** What a check found, as results report it (TypeScript's syntax errors only when Sucrase's are absent). */
+function findings(result: ExecuteResult, checked: CheckResult): Diagnostic[] {
+  // Sucrase already reported a syntax error; TypeScript's own view of it would repeat it.
+  const syntaxReported = result.diagnostics.some((d) => d.code === "syntax_error");
+  const found = syntaxReported
+    ? checked.diagnostics
+    : [...checked.syntaxErrors, ...checked.diagnostics];
+  return found.map(toDiagnostic);
+}
+
+/**
+ * The end of a `warn` check whose run completed first: the session learns what the run
+ * declared, the findings are stored with the execution (`execution(id)` shows them), and
+ * listeners get a `diagnostics` event. A store lost meanwhile loses only this advice.
+ */
+async function finishLate(
+  engine: Engine,
+  checker: Checker,
+  result: ExecuteResult,
+  code: string,
+  checking: Promise<CheckResult | undefined>,
+): Promise<void> {
+  const checked = await checking;
+  remember(checker, result, () => checked?.declared ?? topLevelNames(code));
+  const diagnostics = checked ? findings(result, checked) : [];
+  if (checked) {
+    try {
+      await engine.parts.executions.recordTypecheck(
+        result.executionId,
+        checked.ms,
+        diagnostics as unknown as Record<string, unknown>[],
+      );
+    } catch {
+      // Advice, not the run's outcome: the result is already with its caller.
+    }
+  }
+  engine.parts.events.checked(result.executionId, diagnostics, true);
+}
+
+/**
+ * Runs `request`, checking its code as the request (or the runtime) asks.
+ *
+ * - `off`: no check; `meta.typecheck` is absent.
+ * - `strict`: the check comes first; code with a type error does not run (`type_error`).
+ *   Otherwise its findings are in the result with `meta.typecheck: "done"`.
+ * - `warn` (the default): the check runs on the checker's thread beside the run. When the run
+ *   ends and the check is done, its findings are in the result (`meta.typecheck: "done"`). When
+ *   the run *completed* first, the result returns at once with `meta.typecheck: "pending"`: the
+ *   findings are stored with the execution once the check ends (`execution(id)` then shows
+ *   `diagnostics` and `meta.typecheck: "done"`), and a `diagnostics` event is emitted. A run
+ *   that failed, was rejected or paused waits for the check, so its result carries them.
+ *
+ * In a session, the next check waits for a pending check of the same session, so it sees what
+ * the earlier run declared. `runtime.close()` waits for pending checks ({@link Checker.drain}).
+ */
 export async function executeChecked(
   engine: Engine,
   checker: Checker,
@@ -80,21 +136,32 @@ export async function executeChecked(
   if (typeof code !== "string" || code.trim() === "") return await engine.execute(request, hooks);
   if (mode === "off") {
     const result = await engine.execute(request, hooks);
-    // Unchecked, its names are still left in the session: the next check knows them as `any`.
-    remember(checker, result, () => topLevelNames(code));
+    // Unchecked, its names are still left in the session: the next check knows them as `any`
+    // (after what a pending check of the session's earlier run remembers).
+    const learn = () => remember(checker, result, () => topLevelNames(code));
+    const sid = result.meta.sessionId;
+    const earlier = sid === undefined ? undefined : checker.sessionReady(sid);
+    if (earlier) checker.later(earlier.then(learn), sid);
+    else learn();
     return result;
   }
   const sessionId = typeof request.sessionId === "string" ? request.sessionId : undefined;
-  const sessionDeclarations = sessionId === undefined
-    ? undefined
-    : checker.sessions.text(sessionId);
-  const checking: Promise<CheckResult | undefined> = checker.check({
-    code,
-    form: formOf(code),
-    declarations: catalogue.declarations,
-    declarationHash: catalogue.declarationHash,
-    ...(sessionDeclarations ? { sessionDeclarations } : {}),
-  }).catch(() => undefined);
+  const check = () => {
+    const sessionDeclarations = sessionId === undefined
+      ? undefined
+      : checker.sessions.text(sessionId);
+    return checker.check({
+      code,
+      form: formOf(code),
+      declarations: catalogue.declarations,
+      declarationHash: catalogue.declarationHash,
+      ...(sessionDeclarations ? { sessionDeclarations } : {}),
+    });
+  };
+  // An earlier run of the session may still be checked: what it declared comes first.
+  const before = sessionId === undefined ? undefined : checker.sessionReady(sessionId);
+  const checking: Promise<CheckResult | undefined> = (before ? before.then(check) : check())
+    .catch(() => undefined);
   if (mode === "strict") {
     const checked = await checking;
     const errors = checked ? [...checked.syntaxErrors, ...checked.diagnostics] : [];
@@ -117,19 +184,45 @@ export async function executeChecked(
       );
       blocked.diagnostics = errors.map(toDiagnostic);
       blocked.meta.typecheckMs = checked!.ms;
+      blocked.meta.typecheck = "done";
       return blocked;
     }
   }
-  const result = await engine.execute(request, hooks);
+  let settled = false;
+  checking.then(() => {
+    settled = true;
+  });
+  const events = engine.parts.events;
+  let executionId: string | undefined;
+  const watched: ExecuteHooks = mode === "warn"
+    ? {
+      ...hooks,
+      onStart(id) {
+        executionId = id;
+        events.checking(id, () => !settled);
+        hooks?.onStart?.(id);
+      },
+    }
+    : hooks ?? {};
+  let result: ExecuteResult;
+  try {
+    result = await engine.execute(request, watched);
+  } catch (err) {
+    if (executionId !== undefined) events.checked(executionId, [], false);
+    throw err;
+  }
+  if (mode === "warn" && result.status === "completed" && !settled) {
+    result.meta.typecheck = "pending";
+    checker.later(finishLate(engine, checker, result, code, checking), result.meta.sessionId);
+    return result;
+  }
   const checked = await checking;
   remember(checker, result, () => checked?.declared ?? topLevelNames(code));
+  const found = checked ? findings(result, checked) : [];
+  if (executionId !== undefined) events.checked(executionId, found, false);
   if (!checked) return result;
   result.meta.typecheckMs = checked.ms;
-  // Sucrase already reported a syntax error; TypeScript's own view of it would repeat it.
-  const syntaxReported = result.diagnostics.some((d) => d.code === "syntax_error");
-  const found = syntaxReported
-    ? checked.diagnostics
-    : [...checked.syntaxErrors, ...checked.diagnostics];
-  result.diagnostics.push(...found.map(toDiagnostic));
+  result.meta.typecheck = "done";
+  result.diagnostics.push(...found);
   return result;
 }

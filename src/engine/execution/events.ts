@@ -10,7 +10,7 @@ import type { ErrorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionStatus } from "../../store/executions.ts";
 import { currentExecution } from "./current.ts";
-import type { CallRecord, LogEntry, PendingAction } from "./types.ts";
+import type { CallRecord, Diagnostic, LogEntry, PendingAction } from "./types.ts";
 
 /** One thing that happened to an execution. */
 export type ExecutionEvent =
@@ -24,7 +24,11 @@ export type ExecutionEvent =
     status: Exclude<ExecutionStatus, "running" | "paused">;
     result?: unknown;
     error?: ErrorInfo;
-  };
+    /** A type check still runs beside it: a `diagnostics` event of the execution follows. */
+    typecheck?: "pending";
+  }
+  /** A type check's findings, after `done` said `typecheck: "pending"` or the result did. */
+  | { type: "diagnostics"; executionId: string; diagnostics: Diagnostic[] };
 
 /** Receives events; must not block (it runs on the execution's path). */
 export type ExecutionListener = (event: ExecutionEvent) => void;
@@ -32,6 +36,10 @@ export type ExecutionListener = (event: ExecutionEvent) => void;
 /** Fan-out of execution events. */
 export class EventHub {
   readonly #listeners = new Set<ExecutionListener>();
+  /** Executions with a type check under way beside their run ({@link checking}). */
+  readonly #checking = new Map<string, () => boolean>();
+  /** Executions whose `done` said `typecheck: "pending"`: a `diagnostics` event is owed. */
+  readonly #owed = new Set<string>();
   /** Clients listening for an execution now (an open event stream), by execution id. */
   readonly #watchers = new Map<string, number>();
 
@@ -68,8 +76,32 @@ export class EventHub {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * A type check runs beside `executionId` until {@link checked}: a `done` event emitted while
+   * `pending()` says so carries `typecheck: "pending"`.
+   */
+  checking(executionId: string, pending: () => boolean): void {
+    this.#checking.set(executionId, pending);
+  }
+
+  /**
+   * The check of `executionId` ended with `diagnostics`: listeners get a `diagnostics` event
+   * when the result went without them (`late`) or its `done` event promised one.
+   */
+  checked(executionId: string, diagnostics: Diagnostic[], late: boolean): void {
+    this.#checking.delete(executionId);
+    const owed = this.#owed.delete(executionId);
+    if ((late || owed) && this.active) {
+      this.emit({ type: "diagnostics", executionId, diagnostics });
+    }
+  }
+
   /** Tells every listener, each on behalf of the event's execution ({@link currentExecution}). */
   emit(event: ExecutionEvent): void {
+    if (event.type === "done" && this.#checking.get(event.executionId)?.()) {
+      event = { ...event, typecheck: "pending" };
+      this.#owed.add(event.executionId);
+    }
     currentExecution.run(event.executionId, () => {
       for (const l of this.#listeners) {
         try {

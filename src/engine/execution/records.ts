@@ -24,6 +24,7 @@ import type {
   ExecutionSummary,
   LogPage,
 } from "./records_types.ts";
+import type { Diagnostic } from "./types.ts";
 
 function summary(r: ExecutionRow): ExecutionSummary {
   const s: ExecutionSummary = {
@@ -121,6 +122,10 @@ export function executionsApi(engine: Engine): ExecutionsApi {
       };
       if (r.result !== undefined) d.result = r.result;
       if (r.error) d.error = r.error;
+      if (r.typecheck) {
+        d.diagnostics = r.typecheck.diagnostics as unknown as Diagnostic[];
+        d.meta = { typecheck: "done", typecheckMs: r.typecheck.ms };
+      }
       return d;
     },
     async deleteExecution(id) {

@@ -7,7 +7,7 @@
  */
 import type { ExecutionStatus } from "../../store/executions.ts";
 import type { ExecutionListener } from "./events.ts";
-import type { CallRecord, LogEntry, PendingAction } from "./types.ts";
+import type { CallRecord, Diagnostic, ExecutionMeta, LogEntry, PendingAction } from "./types.ts";
 
 /** An execution as listed. */
 export interface ExecutionSummary {
@@ -63,6 +63,13 @@ export interface ExecutionDetails extends ExecutionSummary {
   calls: (CallRecord & { result?: unknown })[];
   /** Calls still waiting for a decision. */
   pending: PendingAction[];
+  /**
+   * The type check's findings when they came after the result (its `meta.typecheck` was
+   * `pending`); absent until that check finishes, and for results that carried them.
+   */
+  diagnostics?: Diagnostic[];
+  /** With `diagnostics`: `{ typecheck: "done", typecheckMs }`. */
+  meta?: Pick<ExecutionMeta, "typecheck" | "typecheckMs">;
 }
 
 /** A page of stored console lines. */

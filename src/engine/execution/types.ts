@@ -174,6 +174,14 @@ export interface ExecutionMeta {
   peakMemoryBytes?: number;
   /** How long the type check took (ms), when one ran. */
   typecheckMs?: number;
+  /**
+   * Where the type check is: `done`, its findings are in `diagnostics` (with `typecheckMs`);
+   * `pending`, the run completed before a `warn` check finished, so the result did not wait for
+   * it: its findings are stored with the execution (`execution(id)` shows `diagnostics` and
+   * `meta.typecheck: "done"`) and sent as a `diagnostics` event when it finishes. Absent when no
+   * check ran (`off`, or the checker failed).
+   */
+  typecheck?: "pending" | "done";
   /** The session it ran in. */
   sessionId?: string;
   /** `created` by this execution, or `reused`. */

@@ -142,6 +142,8 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       stopUpkeep();
       await sessions.closeAll("runtime_closed");
       await engine.close();
+      // Checks still finishing after their runs returned store their findings first.
+      await checker.drain();
       for (const off of unsubscribe) off();
       await closeConnectors(connectors);
       checker.close();

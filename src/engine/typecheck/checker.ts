@@ -15,6 +15,12 @@ export type TypecheckMode = "off" | "warn" | "strict";
 /** Every mode, for validation. */
 export const TYPECHECK_MODES: readonly TypecheckMode[] = ["off", "warn", "strict"];
 
+/**
+ * Internal test seam, not an option: holds every check's answer back this many ms, so a test
+ * can make a check finish after its run. Never exported from the package.
+ */
+export const checkerSeam: { delayMs: number } = { delayMs: 0 };
+
 /** Checks code on a worker thread. */
 export class Checker {
   #worker: Worker | undefined;
@@ -27,6 +33,10 @@ export class Checker {
   #warming: Promise<void> | undefined;
   /** What each session's executions declared, for its next execution's check. */
   readonly sessions: SessionDeclarations = new SessionDeclarations();
+  /** Work finishing checks whose runs already returned (see {@link later}). */
+  readonly #late = new Set<Promise<void>>();
+  /** The late work of each session, which its next check waits for. */
+  readonly #lateBySession = new Map<string, Promise<void>>();
 
   /**
    * Starts the worker and checks a trivial script against `declarations`, so the first real
@@ -48,10 +58,40 @@ export class Checker {
     if (this.#closed) return Promise.reject(new CordonError("runtime_closed", "Checker closed"));
     const worker = this.#start();
     const id = this.#next++;
-    return new Promise((resolve, reject) => {
+    const answer = new Promise<CheckResult>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       worker.postMessage({ id, request });
     });
+    const { delayMs } = checkerSeam;
+    return delayMs > 0
+      ? answer.then((r) => new Promise((resolve) => setTimeout(() => resolve(r), delayMs)))
+      : answer;
+  }
+
+  /**
+   * Keeps `work` (what finishes a check after its run returned: findings stored, a session's
+   * declarations remembered) until it settles; {@link drain} waits for it, and so does the next
+   * check of `sessionId` ({@link sessionReady}). Its failure is its own.
+   */
+  later(work: Promise<void>, sessionId?: string): void {
+    const tracked: Promise<void> = work.catch(() => {}).finally(() => {
+      this.#late.delete(tracked);
+      if (sessionId !== undefined && this.#lateBySession.get(sessionId) === tracked) {
+        this.#lateBySession.delete(sessionId);
+      }
+    });
+    this.#late.add(tracked);
+    if (sessionId !== undefined) this.#lateBySession.set(sessionId, tracked);
+  }
+
+  /** Resolves once the late work of `sessionId` is done; `undefined` when there is none. */
+  sessionReady(sessionId: string): Promise<void> | undefined {
+    return this.#lateBySession.get(sessionId);
+  }
+
+  /** Resolves once every late work is done, including any started meanwhile. */
+  async drain(): Promise<void> {
+    while (this.#late.size > 0) await Promise.allSettled([...this.#late]);
   }
 
   #start(): Worker {

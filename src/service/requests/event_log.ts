@@ -46,7 +46,7 @@ export interface EventRecord {
   readonly events: LoggedEvent[];
   /** Events dropped past the bounds (oldest log lines go first, then calls). */
   dropped: number;
-  /** `done` was seen: no more events will come. */
+  /** `done` was seen (and the `diagnostics` a pending type check owed): no more will come. */
   ended: boolean;
   endedAt?: number;
   /**
@@ -81,6 +81,8 @@ class Record_ implements EventRecord {
   readonly events: LoggedEvent[] = [];
   dropped = 0;
   ended = false;
+  /** `done` came with `typecheck: "pending"`: the record ends at the `diagnostics` event. */
+  checking = false;
   endedAt?: number;
   evicted = false;
   bytes = 0;
@@ -153,12 +155,15 @@ export class EventLog {
     if (rec.events.length > this.#maxEvents) this.#drop(rec);
     while (rec.bytes > this.#maxExecutionBytes && this.#drop(rec));
     this.#paused.delete(id);
-    if (type === "done") {
-      rec.ended = true;
-      rec.endedAt = Date.now();
-      this.#ended.delete(id);
-      this.#ended.add(id);
+    // A `done` whose type check is still pending ends the record at the `diagnostics` after it.
+    const checking = e.type === "done" && e.typecheck === "pending";
+    if (type === "diagnostics") {
+      // Findings after the end leave an ended record as it was.
+      if (rec.checking) this.#end(id, rec);
+    } else if (type === "done" && !checking) {
+      this.#end(id, rec);
     } else {
+      rec.checking = checking;
       // A rollback after the end, or a new pass: the record is live again.
       rec.ended = false;
       this.#ended.delete(id);
@@ -168,6 +173,14 @@ export class EventLog {
     // An event too large to keep even alone (a huge result) leaves its record to the store.
     if (rec.bytes > this.#maxExecutionBytes) this.#evict(id, rec);
     this.#shrink();
+  }
+
+  #end(id: string, rec: Record_): void {
+    rec.checking = false;
+    rec.ended = true;
+    rec.endedAt = Date.now();
+    this.#ended.delete(id);
+    this.#ended.add(id);
   }
 
   #count(rec: Record_, bytes: number): void {

@@ -140,6 +140,9 @@ async function snapshot(
     if (d.error) end.error = d.error;
     events.push({ type: "done", data: end, key: "done" });
   }
+  if (d.diagnostics) {
+    events.push({ type: "diagnostics", data: { diagnostics: d.diagnostics }, key: "diagnostics" });
+  }
   return events;
 }
 

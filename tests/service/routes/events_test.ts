@@ -135,3 +135,29 @@ Deno.test("SSE: unknown or foreign executions are 404, and shutdown ends open st
     await t[Symbol.asyncDispose]();
   }
 });
+
+Deno.test("SSE: a warn check pending at done streams its diagnostics, then the stream ends", async () => {
+  const { checkerSeam } = await import("../../../src/engine/typecheck/checker.ts");
+  await using t = await openService({ typecheck: "warn" });
+  checkerSeam.delayMs = 800;
+  try {
+    const code = "const n: number = 1;\nconst s: string = n;\nreturn s;";
+    const started = await t.call("POST", "/v1/executions", { code, wait: false });
+    assert.equal(started.status, 202, JSON.stringify(started.json));
+    const all = await readEvents(`${t.service.url}${started.json.links.events}`, () => false);
+    assert.equal(all.ended, true, "the stream ended by itself");
+    const types = all.events.map((e) => e.event);
+    assert.deepEqual(types.slice(-2), ["done", "diagnostics"], types.join(","));
+    assert.equal(all.events.at(-2)!.data.typecheck, "pending");
+    const found = all.events.at(-1)!.data.diagnostics;
+    assert.deepEqual(found.map((d: { code: string; line: number }) => [d.code, d.line]), [
+      ["TS2322", 2],
+    ]);
+    // GET serialises the stored execution: the late findings are there.
+    const read = await t.call("GET", `/v1/executions/${started.json.executionId}`);
+    assert.deepEqual(read.json.diagnostics, found);
+    assert.equal(read.json.meta.typecheck, "done");
+  } finally {
+    checkerSeam.delayMs = 0;
+  }
+});
