@@ -1,23 +1,34 @@
 /**
- * Giving the event loop a turn. Long work is cut into pieces with a turn
- * between them, so timers (other runs' deadlines) and I/O (other runs'
+ * Giving the host's event loop a turn. Long work is cut into pieces with a
+ * turn between them, so timers (other runs' deadlines) and I/O (other runs'
  * calls) are not held up. A turn is `setImmediate`, not `setTimeout(…, 0)`:
- * both let timers and I/O run first, but a zero timeout waits for the
- * timer clock (measured here: about 2 ms a turn, against 12–45 µs), and a
- * thousand calls cut into thirty pieces waited 60 ms for nothing.
+ * both let timers and I/O run first, but a zero timeout waits for the timer
+ * clock (measured here: about 2 ms a turn, against 12–45 µs), and a thousand
+ * calls cut into thirty pieces waited 60 ms for nothing.
+ *
+ * `setImmediate` is looked up on first use: in a process that has not loaded
+ * Deno's Node compatibility (a sandbox child), touching it costs 10 ms.
  *
  * @module
  */
 
 type Immediate = (fn: () => void) => unknown;
 
-// Deno 2 has `setImmediate` as a global (Node-compatible); a runtime without it falls back to a
-// zero timeout.
-const immediate: Immediate = (globalThis as { setImmediate?: Immediate }).setImmediate ??
-  ((fn) => setTimeout(fn, 0));
-const cancel: (handle: unknown) => void =
-  (globalThis as { clearImmediate?: (h: unknown) => void }).clearImmediate ??
-    ((h) => clearTimeout(h as number));
+let immediate: Immediate | undefined;
+let cancelImmediate: ((handle: unknown) => void) | undefined;
+
+function schedule(fn: () => void): unknown {
+  if (!immediate) {
+    const g = globalThis as {
+      setImmediate?: Immediate;
+      clearImmediate?: (handle: unknown) => void;
+    };
+    // A runtime without it falls back to a zero timeout.
+    immediate = g.setImmediate ?? ((f) => setTimeout(f, 0));
+    cancelImmediate = g.clearImmediate ?? ((h) => clearTimeout(h as number));
+  }
+  return immediate(fn);
+}
 
 /**
  * Resolves after the event loop has had a turn (timers and I/O ran).
@@ -31,11 +42,11 @@ const cancel: (handle: unknown) => void =
  * ```
  */
 export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => immediate(resolve));
+  return new Promise((resolve) => schedule(resolve));
 }
 
 /** Runs `fn` after the event loop's next turn; the returned function cancels it. */
 export function afterTurn(fn: () => void): () => void {
-  const handle = immediate(fn);
-  return () => cancel(handle);
+  const handle = schedule(fn);
+  return () => cancelImmediate!(handle);
 }

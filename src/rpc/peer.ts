@@ -15,7 +15,6 @@
  * @module
  */
 import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
-import { afterTurn } from "../loop.ts";
 import { decodeValue, encodeValue } from "./codec.ts";
 import { classifyFrame, type RpcId } from "./messages.ts";
 import { failureFrame, methodNotFoundFrame } from "./peer_answers.ts";
@@ -36,6 +35,12 @@ export type {
   RequestOptions,
 } from "./peer_options.ts";
 export { SLICE_BUDGET_MS, SLICE_MAX_REQUESTS } from "./peer_slices.ts";
+
+/** The default turn: a zero timeout (see `PeerOptions.afterTurn`). */
+function timeoutTurn(fn: () => void): () => void {
+  const timer = setTimeout(fn, 0);
+  return () => clearTimeout(timer);
+}
 
 /**
  * A JSON-RPC peer.
@@ -154,7 +159,7 @@ export class Peer {
 
   /** A busy slice: counted from `now`, it ends at the next macrotask. */
   #openSlice(now: number): Slice {
-    this.#cancelSlice = afterTurn(() => this.#endSlice());
+    this.#cancelSlice = (this.#options.afterTurn ?? timeoutTurn)(() => this.#endSlice());
     return this.#slice = { startedAt: now, requests: 0, frames: 0, armed: true };
   }
 

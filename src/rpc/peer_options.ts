@@ -20,6 +20,13 @@ export interface PeerOptions {
   onNotification?: NotificationHandler;
   /** A frame broke the protocol; the peer does not throw for it. */
   onProtocolError?(info: ErrorInfo): void;
+  /**
+   * Runs a function after the event loop's next turn and returns its cancel; the end of a busy
+   * slice waits for it. Default: a zero timeout, which costs nothing to load. The host passes
+   * `afterTurn` (loop.ts), much quicker per turn; a child does not, because `setImmediate`
+   * costs a child 10 ms to load.
+   */
+  afterTurn?(fn: () => void): () => void;
 }
 
 /** Options for `Peer.request`. */

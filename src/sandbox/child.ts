@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { afterTurn } from "../loop.ts";
 import { type ErrorInfo, errorInfo } from "../errors.ts";
 import { FrameWriter, READ_SLICE_MS, readFrames } from "../rpc/framing.ts";
 import { bigFrameParser } from "../rpc/big_frames.ts";
@@ -108,6 +109,7 @@ export class SandboxChild {
         this.#handlers.onNotification?.(method, params);
       },
       onProtocolError: (info) => this.#breach(info),
+      afterTurn,
     });
     this.peer = peer;
     const reading = readFrames(process.stdout, {
