@@ -27,9 +27,9 @@ async function flood(afterTurnOption?: (fn: () => void) => () => void): Promise<
       return afterTurnOption(fn);
     }
     : undefined;
-  let b!: Peer;
-  const a = new Peer({ send: (json) => b.receive(JSON.parse(json)) });
-  b = new Peer({
+  const link: { b?: Peer } = {};
+  const a = new Peer({ send: (json) => link.b!.receive(JSON.parse(json)) });
+  const b = link.b = new Peer({
     send: (json) => a.receive(JSON.parse(json)),
     onRequest: (_m, p) => p,
     ...(counting ? { afterTurn: counting } : {}),
