@@ -22,7 +22,7 @@ export const SLICE_BUDGET_MS = 4;
  * budget cannot see it; about 0.1 ms each on the per-call path, so 32 stay
  * within a few ms.
  */
-export const SLICE_MAX_REQUESTS = 32;
+export const SLICE_MAX_REQUESTS = 64;
 
 /**
  * Frames handled before a slice arms its end timer. Below this a slice has

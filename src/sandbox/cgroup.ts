@@ -9,6 +9,7 @@
  * @module
  */
 import { join } from "node:path";
+import { exists, makeDir, readText, removeDir, write } from "./cgroup_fs.ts";
 import { type GroupSweep, parentGroupName, sweepDeadGroups } from "./cgroup_sweep.ts";
 
 /** Which guard bounds a child's memory. */
@@ -45,41 +46,6 @@ export interface MemoryGuard {
 }
 
 const CGROUP_ROOT = "/sys/fs/cgroup";
-
-async function write(path: string, value: string): Promise<void> {
-  await Deno.writeTextFile(path, value);
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await Deno.readTextFile(path);
-  } catch {
-    return undefined;
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function removeDir(path: string): Promise<void> {
-  // A cgroup directory is removed with rmdir (its files are virtual);
-  // a process that has just been reaped may linger for a moment.
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      await Deno.remove(path);
-      return;
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return;
-      await new Promise((r) => setTimeout(r, 5 * (attempt + 1)));
-    }
-  }
-}
 
 /** Parses /proc/self/cgroup into controller → path. */
 function parseSelfCgroups(text: string): Map<string, string> {
@@ -118,7 +84,7 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
   const swept = await sweepDeadGroups(here);
   const parent = join(here, parentGroupName());
   try {
-    await Deno.mkdir(parent, { recursive: true });
+    await makeDir(parent, true);
     await write(join(parent, "cgroup.subtree_control"), "+memory +pids");
   } catch (err) {
     await removeDir(parent);
@@ -129,7 +95,7 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
     reason: `cgroup v2 at ${parent}${sweptText(swept)}`,
     async create(memoryBytes) {
       const dir = join(parent, nextName());
-      await Deno.mkdir(dir);
+      await makeDir(dir);
       await write(join(dir, "memory.max"), String(memoryBytes));
       await write(join(dir, "memory.swap.max"), "0").catch(() => {});
       await write(join(dir, "pids.max"), String(CHILD_PIDS_MAX));
@@ -168,11 +134,11 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
   const memParent = join(CGROUP_ROOT, "memory", memRel, name);
   const pidsParent = pidsRel === undefined ? undefined : join(CGROUP_ROOT, "pids", pidsRel, name);
   try {
-    await Deno.mkdir(memParent, { recursive: true });
-    if (pidsParent) await Deno.mkdir(pidsParent, { recursive: true }).catch(() => {});
+    await makeDir(memParent, true);
+    if (pidsParent) await makeDir(pidsParent, true).catch(() => {});
     // Probe: a limit must be writable, not just the directory.
     const probe = join(memParent, "probe");
-    await Deno.mkdir(probe);
+    await makeDir(probe);
     await write(join(probe, "memory.limit_in_bytes"), String(256 * 1024 * 1024));
     await removeDir(probe);
   } catch (err) {
@@ -192,7 +158,7 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
     async create(memoryBytes) {
       const name = nextName();
       const mem = join(memParent, name);
-      await Deno.mkdir(mem);
+      await makeDir(mem);
       const setMemory = async (bytes: number) => {
         await write(join(mem, "memory.limit_in_bytes"), String(bytes));
         // With swap accounting, swap must be bounded too (it must be ≥ the limit).
@@ -202,7 +168,7 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
       let pids: string | undefined;
       if (pidsOk) {
         pids = join(pidsParent!, name);
-        await Deno.mkdir(pids);
+        await makeDir(pids);
         await write(join(pids, "pids.max"), String(CHILD_PIDS_MAX));
       }
       return {
@@ -256,7 +222,7 @@ async function lowerCpuShare(rel: string | undefined, name: string): Promise<str
   if (rel === undefined) return undefined;
   const dir = join(CGROUP_ROOT, "cpu", rel, name);
   try {
-    await Deno.mkdir(dir, { recursive: true });
+    await makeDir(dir, true);
     await write(join(dir, "cpu.shares"), String(CHILD_CPU_SHARES));
     return dir;
   } catch {

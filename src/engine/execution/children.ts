@@ -9,6 +9,7 @@ import type { ErrorInfo } from "../../errors.ts";
 import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import { ChildPool } from "../../sandbox/pool.ts";
+import { keepTurnShort } from "../../loop.ts";
 import type { Limits } from "./limits.ts";
 
 const MiB = 1024 * 1024;
@@ -69,7 +70,11 @@ export class Children {
       child = this.#pool.take();
       pooled = child !== undefined;
     }
-    child ??= await this.#spawn(policy, limits);
+    if (!child) {
+      // A spawn holds the thread a millisecond or more under load: many at once take turns.
+      await keepTurnShort();
+      child = await this.#spawn(policy, limits);
+    }
     this.#active.add(child);
     child.exited.then(() => this.#active.delete(child));
     return { child, pooled };

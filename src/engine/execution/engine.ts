@@ -15,6 +15,7 @@ import { sessionSource } from "../sessions/source.ts";
 import type { SessionUse } from "../sessions/runs.ts";
 import { prepareSource } from "../source/source.ts";
 import { removeWorkspace } from "../workspaces/workspace.ts";
+import { keepTurnShort } from "../../loop.ts";
 import { admitRequest, type Admitted, executionRow } from "./admission.ts";
 import { Children } from "./children.ts";
 import {
@@ -67,12 +68,9 @@ export class Engine {
     return this.#children.idle;
   }
 
-  warm(): Promise<void> {
-    return this.#children.warm();
-  }
-
-  prewarm(count: number): Promise<void> {
-    return this.#children.prewarm(count);
+  /** Waits for the pool's children; with `count`, prewarms that many (see ChildPool.prewarm). */
+  warm(count?: number): Promise<void> {
+    return count === undefined ? this.#children.warm() : this.#children.prewarm(count);
   }
 
   /** Runs new code: records the execution, runs its first pass, returns its first outcome. */
@@ -83,6 +81,7 @@ export class Engine {
       return early(id, startedAt, errorInfo("runtime_closed", "The runtime is closed"), this.parts);
     }
     let admitted: Admitted;
+    await keepTurnShort(); // fifty executions arriving at once start over several turns
     try {
       admitted = await admitRequest(this.parts, request);
     } catch (err) {
@@ -155,6 +154,7 @@ export class Engine {
       );
     }
     let source;
+    await keepTurnShort();
     try {
       source = this.parts.prepare ? await this.parts.prepare(row.code) : prepareSource(row.code);
       if (session) {

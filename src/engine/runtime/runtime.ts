@@ -135,7 +135,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
           `prewarm(count) takes an integer from 0 to ${MAX_PREWARM}, not ${String(count)}`,
         );
       }
-      await engine.prewarm(count);
+      await engine.warm(count);
     },
     async close() {
       if (engine.closed) return;
