@@ -4,7 +4,7 @@
  * `afterTurn`, microseconds a turn).
  */
 import assert from "node:assert/strict";
-import { afterTurn, nextTurn } from "../../src/loop.ts";
+import { afterTurn, keepTurnShort, nextTurn } from "../../src/loop.ts";
 import { Peer } from "../../src/rpc/peer.ts";
 
 Deno.test("nextTurn lets a timer run, and afterTurn's cancel stops its function", async () => {
@@ -44,4 +44,20 @@ async function flood(afterTurnOption?: (fn: () => void) => () => void): Promise<
 Deno.test("a Peer ends busy slices with the turn it is given, or a zero timeout", async () => {
   assert.equal(await flood(), 0);
   assert.ok((await flood(afterTurn)) > 0);
+});
+
+Deno.test("keepTurnShort lets work run until a turn has lasted its budget, then waits for a turn", async () => {
+  await nextTurn();
+  assert.equal(keepTurnShort(5), undefined, "the first check of a turn waits");
+  const start = performance.now();
+  while (performance.now() - start < 2) { /* under the budget */ }
+  assert.equal(keepTurnShort(5), undefined, "2 ms into a 5 ms budget it waited");
+  while (performance.now() - start < 6) { /* over the budget */ }
+  let timerRan = false;
+  setTimeout(() => (timerRan = true), 0);
+  const wait = keepTurnShort(5);
+  assert.ok(wait instanceof Promise, "over the budget it did not wait");
+  for (let i = 0; i < 1000 && !timerRan; i++) await (keepTurnShort(5) ?? nextTurn());
+  assert.ok(timerRan, "the loop never turned");
+  await wait;
 });

@@ -70,8 +70,10 @@ export interface RuntimeOptions {
   /** Overrides of {@link DEFAULT_DURABILITY}: holding paused children, leases, expiry. */
   durability?: Partial<DurabilityOptions>;
   /**
-   * The type check an execution gets when it does not say (default `warn`: beside the run,
-   * diagnostics returned). The checker thread starts on the first check.
+   * The type check an execution gets when it does not say (default `warn`: beside a run that
+   * goes on over 20 ms, after a shorter one; findings in the result when ready, else stored
+   * with the execution and sent as a `diagnostics` event). The checker thread starts on the
+   * first check.
    */
   typecheck?: TypecheckMode;
   /**

@@ -7,6 +7,7 @@
  */
 import { CordonError } from "../../errors.ts";
 import type { CheckRequest, CheckResult } from "./check.ts";
+import { CheckCache } from "./check_cache.ts";
 import { SessionDeclarations } from "./session_declarations.ts";
 
 /** How a caller wants the code checked: not at all, beside the run, or before it. */
@@ -30,6 +31,7 @@ export class Checker {
     { resolve(r: CheckResult): void; reject(e: Error): void }
   >();
   #closed = false;
+  readonly #cache = new CheckCache();
   #warming: Promise<void> | undefined;
   /** What each session's executions declared, for its next execution's check. */
   readonly sessions: SessionDeclarations = new SessionDeclarations();
@@ -56,11 +58,13 @@ export class Checker {
   /** Checks `request`; rejects only if the checker itself failed. */
   check(request: CheckRequest): Promise<CheckResult> {
     if (this.#closed) return Promise.reject(new CordonError("runtime_closed", "Checker closed"));
-    const worker = this.#start();
-    const id = this.#next++;
-    const answer = new Promise<CheckResult>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, request });
+    const answer = this.#cache.get(request, () => {
+      const worker = this.#start();
+      const id = this.#next++;
+      return new Promise<CheckResult>((resolve, reject) => {
+        this.#pending.set(id, { resolve, reject });
+        worker.postMessage({ id, request });
+      });
     });
     const { delayMs } = checkerSeam;
     return delayMs > 0
