@@ -113,3 +113,34 @@ Deno.test("rejectUndecided rejects only the calls still waiting for a decision",
     assert.equal(list.find((e) => e.seq === 7)!.state, "pending");
   });
 });
+
+Deno.test("a write-behind commits with the next write, at a flush, or on its own soon after", async () => {
+  await withDb(async (db) => {
+    let transactions = 0;
+    const counting: Db = {
+      ...db,
+      execute: (s) => (transactions++, db.execute(s)),
+      batch: (s) => (transactions++, db.batch(s)),
+    };
+    const queue = new CommitQueue(new CallStore(counting));
+    const [first, second, third] = writes(3);
+    const count = async () =>
+      Number((await db.execute("SELECT COUNT(*) AS n FROM calls")).rows[0].n);
+    // Held: nothing committed yet; the next write takes it along in one transaction.
+    const behind = queue.writeBehind(first);
+    assert.equal(transactions, 0);
+    await queue.write(second);
+    await behind;
+    assert.equal(transactions, 1);
+    assert.equal(await count(), 2);
+    // Alone, it commits within a few ms.
+    await queue.writeBehind(third);
+    assert.equal(transactions, 2);
+    assert.equal(await count(), 3);
+    // A flush does not wait for the timer.
+    const held = queue.writeBehind(finishStatement("exec_1", 1, "applied", { resultJson: "2" }));
+    await queue.flush();
+    assert.equal(transactions, 3);
+    await held;
+  });
+});

@@ -255,10 +255,11 @@ export class CallJournal {
       else entry.error = final.error;
       this.#onChange?.(entry);
     }
-    // Written behind: the script goes on at once, and every later write (the next call's
-    // entry, a pause, the end) commits after this one. A crash before it commits leaves the
-    // entry `executing`, which is what a crash during the call leaves too.
-    this.#writes.write(
+    // Written behind: the script goes on at once, and this commits with the next write (the
+    // next call's entry, a pause, the end) or within a few ms, before anything later. A crash
+    // before it commits leaves the entry `executing`, which is what a crash during the call
+    // leaves too.
+    this.#writes.writeBehind(
       finishStatement(
         this.#executionId,
         seq,
