@@ -69,6 +69,7 @@ interface Entry {
 export class ConnectorRegistry {
   #entries = new Map<string, Entry>();
   readonly #deadlines = new Deadlines();
+  #guestKey: string | undefined;
 
   constructor(connectors: readonly Connector[] = []) {
     for (const c of connectors) this.add(c);
@@ -76,6 +77,7 @@ export class ConnectorRegistry {
 
   /** Adds a connector; throws `invalid_request` for a bad or taken name. */
   add(connector: Connector): void {
+    this.#guestKey = undefined;
     const name = checkConnectorName(connector);
     if (this.#entries.has(name)) {
       throw new CordonError("invalid_request", `Cannot add connector "${name}": the name is taken`);
@@ -160,6 +162,11 @@ export class ConnectorRegistry {
       name: e.connector.name,
       tools: [...e.tools.keys()],
     }));
+  }
+
+  /** Names {@link guestConnectors}' current answer: it changes whenever a connector is added. */
+  guestKey(): string {
+    return this.#guestKey ??= JSON.stringify(this.guestConnectors());
   }
 
   /** Runs one call; never throws. */

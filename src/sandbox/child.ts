@@ -18,7 +18,7 @@ import { faultInfo, MAX_STDERR_BYTES, readCapped } from "./child_output.ts";
 import { retireRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { allThreadsStopped } from "./proc_threads.ts";
-import { METHOD_READY } from "./protocol.ts";
+import { type GuestConnector, METHOD_PREPARE, METHOD_READY } from "./protocol.ts";
 
 export type { ChildEnvironment, ChildStreamLimits, SpawnChildOptions } from "./child_options.ts";
 export { MAX_STDERR_BYTES };
@@ -167,6 +167,18 @@ export class SandboxChild {
   /** True until the process has exited. */
   get alive(): boolean {
     return this.#alive;
+  }
+
+  /** The connectors key this child's globals were built for ({@link prepare}), if any. */
+  preparedFor: string | undefined;
+
+  /**
+   * Tells the guest the connectors its run will have, so it builds its globals while it
+   * waits; `key` names them (the host hands this child only to a run with the same key).
+   */
+  prepare(connectors: GuestConnector[], key: string): void {
+    this.preparedFor = key;
+    this.peer.notify(METHOD_PREPARE, { connectors });
   }
 
   /** Binds an execution's handlers (a child serves one execution). */

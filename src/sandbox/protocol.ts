@@ -24,6 +24,13 @@
 /** Method names on the channel. */
 export const METHOD_READY = "ready";
 export const METHOD_RUN = "run";
+/**
+ * Notification (host → guest, before any run): the connectors its runs will have. The guest
+ * builds its globals while it waits, so a pooled run does not (about 1 ms); a run's own
+ * `connectors` are then not looked at. The host never hands a prepared child to a run of
+ * other connectors.
+ */
+export const METHOD_PREPARE = "prepare";
 export const METHOD_TOOL_CALL = "tool.call";
 export const METHOD_LOG = "log";
 export const METHOD_STEP_GET = "step.get";

@@ -8,6 +8,7 @@
 import type { ErrorInfo } from "../../errors.ts";
 import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
+import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import { ChildPool } from "../../sandbox/pool.ts";
 import { keepTurnShort } from "../../loop.ts";
 import type { Limits } from "./limits.ts";
@@ -22,7 +23,15 @@ export class Children {
   readonly #pool: ChildPool;
   readonly #active = new Set<SandboxChild>();
 
-  constructor(env: ChildEnvironment, defaults: Limits, poolSize: number) {
+  readonly #connectors: ConnectorRegistry;
+
+  constructor(
+    env: ChildEnvironment,
+    defaults: Limits,
+    poolSize: number,
+    connectors: ConnectorRegistry,
+  ) {
+    this.#connectors = connectors;
     this.#env = env;
     this.#defaults = defaults;
     this.#defaultPolicy = { heapMiB: defaults.heapMiB, netAllow: [] };
@@ -47,13 +56,16 @@ export class Children {
     return this.#pool.prewarm(count);
   }
 
-  #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
-    return SandboxChild.spawn({
+  /** Spawns a child and tells it the connectors at once: it builds its globals while it waits. */
+  async #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
+    const child = await SandboxChild.spawn({
       env: this.#env,
       policy,
       limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
       memoryBytes: limits.memoryMiB * MiB,
     });
+    child.prepare(this.#connectors.guestConnectors(), this.#connectors.guestKey());
+    return child;
   }
 
   /** A child for a run under `policy` and `limits`: pooled when they are the defaults. */
@@ -68,6 +80,11 @@ export class Children {
     let pooled = false;
     if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
       child = this.#pool.take();
+      // Built for connectors the runtime no longer has (one was added since): not this run's.
+      if (child && child.preparedFor !== this.#connectors.guestKey()) {
+        child.kill();
+        child = undefined;
+      }
       pooled = child !== undefined;
     }
     if (!child) {

@@ -49,7 +49,7 @@ export class Engine {
   constructor(parts: EngineParts) {
     this.parts = parts;
     this.nodeId = parts.nodeId ?? newId("node");
-    this.#children = new Children(parts.env, parts.defaults, parts.poolSize);
+    this.#children = new Children(parts.env, parts.defaults, parts.poolSize, parts.registry);
   }
 
   get closed(): boolean {

@@ -12,9 +12,16 @@ import { CordonError, isErrorCode } from "../../errors.ts";
 import { CodecError, encodeValue } from "../../rpc/codec.ts";
 import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
-import { METHOD_READY, METHOD_RUN, type RunParams, type RunResult } from "../protocol.ts";
+import {
+  type GuestConnector,
+  METHOD_PREPARE,
+  METHOD_READY,
+  METHOD_RUN,
+  type RunParams,
+  type RunResult,
+} from "../protocol.ts";
 import { concealHost } from "./conceal.ts";
-import { isToolError, prepareGlobals } from "./globals.ts";
+import { isToolError, prepareConnectors, prepareGlobals } from "./globals.ts";
 import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
@@ -51,6 +58,11 @@ function writeAll(bytes: Uint8Array): void {
 
 const peer = new Peer({
   send: (json) => writer.send(json),
+  onNotification: (method, params) => {
+    if (method === METHOD_PREPARE) {
+      prepareConnectors(peer, (params as { connectors: GuestConnector[] }).connectors);
+    }
+  },
   onRequest: (method, params) => {
     if (method === METHOD_RUN) return run(params as RunParams);
     throw new CordonError("invalid_request", `The guest does not handle ${method}`);

@@ -130,8 +130,15 @@ async function hostCall(
   }
 }
 
-/** Globals are installed by the first run; a session's later runs reuse them. */
+/** Globals are installed by `prepare` or the first run; a session's later runs reuse them. */
 let installed = false;
+
+/** Installs the connectors' globals ahead of the first run (the host's `prepare`). */
+export function prepareConnectors(peer: Peer, connectors: GuestConnector[]): void {
+  if (installed || !Array.isArray(connectors)) return;
+  installGlobals(peer, connectors);
+  installed = true;
+}
 
 /**
  * Readies `globalThis` for one execution: the connectors, `codemode` and `console` on the
