@@ -148,12 +148,12 @@ async function until(check: () => boolean, ms = 20_000): Promise<void> {
   }
 }
 
-Deno.test("ChildPool refills in the background one booting child at a time", async () => {
+Deno.test("ChildPool refills in the background at most `refill` booting children at a time", async () => {
   const env = await environment();
   const { counts, spawn } = countingSpawn(env);
   const taken: SandboxChild[] = [];
   {
-    await using pool = new ChildPool({ size: 3, spawn });
+    await using pool = new ChildPool({ size: 3, spawn, refill: 1 });
     await until(() => pool.idleCount === 3 && counts.booting === 0);
     for (let i = 0; i < 3; i++) taken.push(pool.take()!);
     await until(() => pool.idleCount === 3 && counts.booting === 0);
@@ -180,6 +180,23 @@ Deno.test("ChildPool.prewarm(n) boots several at once, then the pool shrinks bac
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(pool.idleCount, 1, "the pool refilled past its size");
     assert.equal(pool.target, 1);
+  }
+  for (const c of taken) c.kill();
+  await Promise.all(taken.map((c) => c.exited));
+  await assertNoSandboxChildren();
+});
+
+Deno.test("ChildPool boots at most one child per CPU while it refills by default", async () => {
+  const env = await environment();
+  const { counts, spawn } = countingSpawn(env);
+  const taken: SandboxChild[] = [];
+  const size = navigator.hardwareConcurrency + 2;
+  {
+    await using pool = new ChildPool({ size, spawn });
+    await until(() => pool.idleCount === size && counts.booting === 0, 60_000);
+    for (let i = 0; i < size; i++) taken.push(pool.take()!);
+    await until(() => pool.idleCount === size && counts.booting === 0, 60_000);
+    assert.ok(counts.maxBooting <= navigator.hardwareConcurrency, `${counts.maxBooting} at once`);
   }
   for (const c of taken) c.kill();
   await Promise.all(taken.map((c) => c.exited));
