@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
-import { SandboxChild } from "../../src/sandbox/child.ts";
 import { GUEST_MODULES, guestEntry } from "../../src/sandbox/guest_files.ts";
+import { childEnvironment, spawnTestChild } from "../_helpers/sandbox_children.ts";
 
 const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
 
@@ -43,21 +41,7 @@ Deno.test("a copy of Cordon loaded over HTTP(S) runs a local copy of its guest",
     }
     assert.equal(await guestEntry(cache, src), entry, "the same content maps to the same copy");
     // The copy is a working guest: a real child starts from it and says it is ready.
-    const base = join(tmpdir(), "cordon");
-    await Deno.mkdir(join(base, "empty"), { recursive: true });
-    const child = await SandboxChild.spawn({
-      env: {
-        denoPath: Deno.execPath(),
-        guestEntry: entry,
-        denoDir: join(base, "deno"),
-        cwd: join(base, "empty"),
-        memoryGuard: await detectMemoryGuard("off"),
-        allowPrivateNetwork: false,
-      },
-      policy: { heapMiB: 64, netAllow: [] },
-      limits: { maxFrameBytes: 1 << 20, maxOutputBytes: 1 << 24 },
-      memoryBytes: 1 << 28,
-    });
+    const child = await spawnTestChild(await childEnvironment(entry));
     await child.ready;
     assert.equal(child.alive, true);
     child.kill();

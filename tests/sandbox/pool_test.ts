@@ -1,26 +1,10 @@
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
 import { type ChildEnvironment, SandboxChild } from "../../src/sandbox/child.ts";
 import { ChildPool } from "../../src/sandbox/pool.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
+import { childEnvironment, TEST_STREAM_LIMITS as limits } from "../_helpers/sandbox_children.ts";
 
-async function environment(): Promise<ChildEnvironment> {
-  const base = join(tmpdir(), "cordon");
-  await Deno.mkdir(join(base, "empty"), { recursive: true });
-  return {
-    denoPath: Deno.execPath(),
-    guestEntry: fileURLToPath(new URL("../../src/sandbox/guest/entry.ts", import.meta.url)),
-    denoDir: join(base, "deno"),
-    cwd: join(base, "empty"),
-    memoryGuard: await detectMemoryGuard("off"),
-    allowPrivateNetwork: false,
-  };
-}
-
-const limits = { maxFrameBytes: 1 << 20, maxOutputBytes: 1 << 24 };
+const environment = () => childEnvironment();
 
 Deno.test("ChildPool keeps its size, hands each child out once and refills", async () => {
   const env = await environment();

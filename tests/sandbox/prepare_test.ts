@@ -3,31 +3,9 @@
  * finds them even though the run's own connector list says nothing.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { detectMemoryGuard } from "../../src/sandbox/cgroup.ts";
-import { SandboxChild } from "../../src/sandbox/child.ts";
 import { METHOD_RUN, type RunParams } from "../../src/sandbox/protocol.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
-
-async function spawn(): Promise<SandboxChild> {
-  const base = join(tmpdir(), "cordon");
-  await Deno.mkdir(join(base, "empty"), { recursive: true });
-  return await SandboxChild.spawn({
-    env: {
-      denoPath: Deno.execPath(),
-      guestEntry: fileURLToPath(new URL("../../src/sandbox/guest/entry.ts", import.meta.url)),
-      denoDir: join(base, "deno"),
-      cwd: join(base, "empty"),
-      memoryGuard: await detectMemoryGuard("off"),
-      allowPrivateNetwork: false,
-    },
-    policy: { heapMiB: 64, netAllow: [] },
-    limits: { maxFrameBytes: 1 << 20, maxOutputBytes: 1 << 24 },
-    memoryBytes: 1 << 28,
-  });
-}
+import { spawnTestChild as spawn } from "../_helpers/sandbox_children.ts";
 
 const run = (module: string): RunParams => ({
   module,

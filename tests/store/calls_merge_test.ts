@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { InStatement } from "@libsql/client";
-import { type Db, openDb } from "../../src/store/client.ts";
-import { migrate } from "../../src/store/migrations.ts";
+import type { Db } from "../../src/store/client.ts";
+import { withExecutionDb } from "../_helpers/store_db.ts";
 import {
   appendStatement,
   CallStore,
@@ -17,20 +17,7 @@ import {
 import { CommitQueue } from "../../src/engine/execution/commit_queue.ts";
 import { errorInfo } from "../../src/errors.ts";
 
-async function withDb(body: (db: Db) => Promise<void>): Promise<void> {
-  const db = await openDb(":memory:");
-  try {
-    await migrate(db);
-    await db.execute({
-      sql: `INSERT INTO executions (id, code, status, connectors, declaration_hash, limits,
-              policy, created_at, updated_at, namespace)
-            VALUES ('exec_1', 'return 1', 'running', '[]', 'h', '{}', '{}', 1, 1, 'default')`,
-    });
-    await body(db);
-  } finally {
-    db.close();
-  }
-}
+const withDb = withExecutionDb;
 
 /** A mix of appends, finishes and a state change, in the order a burst of calls makes them. */
 function writes(count: number): InStatement[] {

@@ -3,23 +3,11 @@
  * host's event loop between: a flood of lines never holds the host for one long write.
  */
 import assert from "node:assert/strict";
-import { openDb } from "../../src/store/client.ts";
 import { LOG_CHUNK_LINES, LogStore } from "../../src/store/logs.ts";
-import { migrate } from "../../src/store/migrations.ts";
+import { withExecutionDb } from "../_helpers/store_db.ts";
 
-async function withStore(body: (logs: LogStore) => Promise<void>): Promise<void> {
-  const db = await openDb(":memory:");
-  try {
-    await migrate(db);
-    await db.execute({
-      sql: `INSERT INTO executions (id, code, status, connectors, declaration_hash, limits,
-              policy, created_at, updated_at, namespace)
-            VALUES ('exec_1', 'return 1', 'running', '[]', 'h', '{}', '{}', 1, 1, 'default')`,
-    });
-    await body(new LogStore(db));
-  } finally {
-    db.close();
-  }
+function withStore(body: (logs: LogStore) => Promise<void>): Promise<void> {
+  return withExecutionDb((db) => body(new LogStore(db)));
 }
 
 const lines = (n: number, prefix = "line") =>
