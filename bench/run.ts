@@ -11,7 +11,9 @@
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
  * idle, whileTrue, durable, transpile, discovery, mcp, service, session, workspace,
- * hostile. See docs/benchmarks.md.
+ * hostile, floor. `pooled` and `perCall` also measure Cordon's shipped defaults
+ * (bench/defaults.ts); `floor` also runs the 50-run burst (bench/concurrent.ts).
+ * See docs/benchmarks.md.
  *
  * @module
  */
