@@ -148,9 +148,11 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
     return `cannot create cgroup v1 groups: ${(err as Error).message}`;
   }
   const pidsOk = pidsParent !== undefined && (await exists(pidsParent));
+  const swap = await hasSwap();
   const extras = [
     pidsOk ? "with pids" : "no pids controller",
     cpuParent ? `cpu shares ${CHILD_CPU_SHARES} of the host's 1024` : "no cpu controller",
+    ...(swap ? [] : ["no swap"]),
   ];
   return {
     kind: "cgroup-v1",
@@ -161,8 +163,11 @@ async function detectV1(self: Map<string, string>): Promise<MemoryGuard | string
       await makeDir(mem);
       const setMemory = async (bytes: number) => {
         await write(join(mem, "memory.limit_in_bytes"), String(bytes));
-        // With swap accounting, swap must be bounded too (it must be ≥ the limit).
-        await write(join(mem, "memory.memsw.limit_in_bytes"), String(bytes)).catch(() => {});
+        // With swap accounting, swap must be bounded too (it must be ≥ the limit). A host with
+        // no swap at start-up is spared the write (one cgroup operation of eight per child).
+        if (swap) {
+          await write(join(mem, "memory.memsw.limit_in_bytes"), String(bytes)).catch(() => {});
+        }
       };
       await setMemory(memoryBytes);
       let pids: string | undefined;
@@ -229,6 +234,13 @@ async function lowerCpuShare(rel: string | undefined, name: string): Promise<str
     await removeDir(dir);
     return undefined;
   }
+}
+
+/** True unless /proc/meminfo says this host has no swap at all. */
+async function hasSwap(): Promise<boolean> {
+  const meminfo = await Deno.readTextFile("/proc/meminfo").catch(() => "");
+  const total = /^SwapTotal:\s+(\d+)/m.exec(meminfo);
+  return total === null || Number(total[1]) > 0;
 }
 
 function heapOnly(reason: string): MemoryGuard {

@@ -74,3 +74,27 @@ Deno.test("children share one low-weight CPU group, so the host's event loop goe
     await guard.dispose();
   }
 });
+
+Deno.test("a cgroup v1 guard on a host without swap says so and still limits memory", async () => {
+  const guard = await detectMemoryGuard("auto");
+  try {
+    if (guard.kind !== "cgroup-v1") return; // Nothing to check on this host.
+    const meminfo = await Deno.readTextFile("/proc/meminfo");
+    const swapKiB = Number(/^SwapTotal:\s+(\d+)/m.exec(meminfo)?.[1] ?? 1);
+    assert.equal(/no swap/.test(guard.reason), swapKiB === 0, guard.reason);
+    const group = (await guard.create(48 << 20))!;
+    try {
+      await group.setMemory(32 << 20);
+      const dir = /cgroup v1 at (\S+)/.exec(guard.reason)![1];
+      const mine = [...Deno.readDirSync(dir)].filter((e) => e.isDirectory).map((e) => e.name);
+      const limits = await Promise.all(
+        mine.map((n) => Deno.readTextFile(`${dir}/${n}/memory.limit_in_bytes`)),
+      );
+      assert.ok(limits.some((l) => Number(l) === 32 << 20), limits.join(","));
+    } finally {
+      await group.remove();
+    }
+  } finally {
+    await guard.dispose();
+  }
+});
