@@ -92,11 +92,13 @@ export class Pass {
     // A session's child was stopped when its last execution answered; it runs again now.
     child.resume();
     this.#resumeDeadline();
+    const { registry } = this.#o;
     const params: RunParams = {
       module: this.#o.source.module,
       lineOffset: this.#o.source.lineOffset,
       input: this.#o.input,
-      connectors: this.#o.registry.guestConnectors(),
+      // A child told its connectors at spawn (`prepare`) has its globals already.
+      connectors: child.preparedFor === registry.guestKey() ? [] : registry.guestConnectors(),
       maxResultBytes: limits.maxResultBytes,
     };
     const ws = this.#o.workspace;

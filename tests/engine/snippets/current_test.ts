@@ -34,6 +34,20 @@ function promoter(runtime: () => Runtime, saved: Snippet[]) {
   });
 }
 
+/** A tool that waits for approval before it sends. */
+const gate = defineConnector({
+  name: "gate",
+  description: "Gated",
+  tools: {
+    send: {
+      description: "Send (needs approval)",
+      input: z.object({}),
+      requiresApproval: true,
+      execute: () => "sent",
+    },
+  },
+});
+
 Deno.test("saveSnippet() from a tool's execute saves the execution that called the tool", async () => {
   const saved: Snippet[] = [];
   const holder: { rt?: Runtime } = {};
@@ -63,18 +77,6 @@ Deno.test("saveSnippet() from a tool's execute saves the execution that called t
 });
 
 Deno.test("saveSnippet() from a listener told of a call awaiting approval saves that execution", async () => {
-  const gate = defineConnector({
-    name: "gate",
-    description: "Gated",
-    tools: {
-      send: {
-        description: "Send (needs approval)",
-        input: z.object({}),
-        requiresApproval: true,
-        execute: () => "sent",
-      },
-    },
-  });
   await using runtime = await createRuntime({
     connectors: [gate],
     db: ":memory:",
@@ -107,18 +109,6 @@ Deno.test("saveSnippet() outside any execution says to pass executionId", async 
 });
 
 Deno.test("saveSnippet() refuses another execution that has not completed, even from a tool", async () => {
-  const gate = defineConnector({
-    name: "gate",
-    description: "Gated",
-    tools: {
-      send: {
-        description: "Send (needs approval)",
-        input: z.object({}),
-        requiresApproval: true,
-        execute: () => "sent",
-      },
-    },
-  });
   let paused = "";
   const holder: { rt?: Runtime } = {};
   const dev = defineConnector({
