@@ -12,3 +12,13 @@ export {
   SUPPORTED_LANGUAGES,
 } from "./executor.ts";
 export { type CodeBlock, extractCodeBlocks, type ExtractCodeBlocksOptions } from "./code_blocks.ts";
+export {
+  type BlockSpec,
+  buildBlockSpec,
+  type CodeBlockDelimiter,
+  DEFAULT_CODE_BLOCK_DELIMITER,
+  DEFAULT_EXEC_FILE_MODE,
+  DEFAULT_SCRIPT_FILE_MODE,
+  extractCodeBlock,
+  INLINE_SOURCE_DIR,
+} from "./delimited.ts";

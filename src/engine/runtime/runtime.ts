@@ -14,6 +14,7 @@ import { type Db, openDb } from "../../store/client.ts";
 import { migrate } from "../../store/migrations.ts";
 import { artifactsApi } from "../artifacts/api.ts";
 import { executeCode } from "../code/executor.ts";
+import { DEFAULT_CODE_BLOCK_DELIMITER } from "../code/delimited.ts";
 import { executeChecked } from "../discovery/checked.ts";
 import { discoveryApi } from "../discovery/api.ts";
 import { controlApi } from "../execution/control_api.ts";
@@ -116,6 +117,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pruneExecutions: (o) => pruneExecutions(db, o),
     pruneLogs: (o) => pruneLogs(stores.logs, o),
     executeCode: (request) => executeCode(codeRunner, request),
+    codeBlockDelimiter: () => ({ ...DEFAULT_CODE_BLOCK_DELIMITER }),
     connectors: () => registry.list(),
     checkConnector: (name) => checkConnector(registry, name),
     capabilities: () =>

@@ -11,6 +11,7 @@ import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
 import type { OrphanGuardKind } from "../../sandbox/orphan_guard.ts";
 import type { ArtifactsApi } from "../artifacts/api.ts";
 import type { ExecuteCodeRequest, ExecuteCodeResult } from "../code/executor.ts";
+import type { CodeBlockDelimiter } from "../code/delimited.ts";
 import type { DiscoveryApi } from "../discovery/api.ts";
 import type { ControlApi } from "../execution/control_api.ts";
 import type { Limits } from "../execution/limits.ts";
@@ -68,6 +69,11 @@ export interface Runtime
    * first failure; see `executeCode()` in `code/executor.ts`.
    */
   executeCode(request: ExecuteCodeRequest): Promise<ExecuteCodeResult>;
+  /**
+   * The document's `CodeBlockDelimiter()`: the markers this executor's blocks are written
+   * between (Markdown fences, `{ start: "```", end: "```" }`), for `extractCodeBlock()`.
+   */
+  codeBlockDelimiter(): CodeBlockDelimiter;
   /** The connectors and their tools, as data. */
   connectors(): ConnectorInfo[];
   /** Whether a connector can serve calls now (`connector_not_found` if there is none). */
