@@ -47,6 +47,7 @@ const FOLDERS: Record<string, Record<string, number>> = {
     sessions: 3,
     execution: 4,
     snippets: 5,
+    programs: 5,
     discovery: 6,
     code: 6,
     runtime: 7,
