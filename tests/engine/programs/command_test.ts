@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { languageOfShebang, resolveCommand } from "../../../src/engine/programs/command.ts";
 import { checkCwd, checkProgramSpec } from "../../../src/engine/programs/spec.ts";
-import { CordonError } from "../../../src/errors.ts";
+import type { CordonError } from "../../../src/errors.ts";
 
 function code(fn: () => unknown): string {
   try {
