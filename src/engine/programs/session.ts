@@ -1,0 +1,139 @@
+/**
+ * One interactive program: a Cordon execution whose console lines become
+ * the program's stdout and stderr as they arrive, whose standard input is
+ * fed by `write`, and whose end is its exit status. Every method may be
+ * called at any time and in any order (the document asks sessions to be
+ * safe for concurrent use): state changes happen in one place, `#exit`.
+ *
+ * @module
+ */
+import { CordonError } from "../../errors.ts";
+import { ProgramOutput } from "./output.ts";
+import {
+  PROGRAM_STATUS_EXITED,
+  PROGRAM_STATUS_RUNNING,
+  type ProgramLog,
+  type ProgramPoll,
+  type ProgramSession,
+  type ProgramState,
+  type RunResult,
+} from "./types.ts";
+
+/** What a session drives: its execution's input and its end. */
+export interface SessionControl {
+  /** Sends standard input to the running program (`eof` closes it); false once it ended. */
+  stdin(executionId: string, data: string, eof: boolean): boolean;
+  /** Stops the execution now. */
+  stop(executionId: string): void;
+}
+
+/** How a program's execution ended, as the runner reads it. */
+export interface ProgramEnd {
+  exitCode: number;
+  timedOut: boolean;
+  /** A message for stderr when the end was not the program's own (an uncaught error, a limit). */
+  note?: string;
+}
+
+/** A started program. */
+export class LiveProgram implements ProgramSession {
+  readonly output: ProgramOutput = new ProgramOutput();
+  readonly done: Promise<RunResult>;
+  #executionId = "";
+  #result: RunResult | undefined;
+  #resolve!: (r: RunResult) => void;
+  #started = performance.now();
+  #closed = false;
+  #pendingInput: [string, boolean][] = [];
+
+  constructor(readonly id: string, readonly control: SessionControl) {
+    this.done = new Promise((resolve) => this.#resolve = resolve);
+  }
+
+  get executionId(): string {
+    return this.#executionId;
+  }
+
+  /** The execution started: input written before it is sent now. */
+  bind(executionId: string): void {
+    this.#executionId = executionId;
+    for (const [data, eof] of this.#pendingInput.splice(0)) {
+      this.control.stdin(executionId, data, eof);
+    }
+  }
+
+  /** The execution ended. */
+  exit(end: ProgramEnd): void {
+    if (this.#result) return;
+    if (end.note) {
+      this.output.append(end.note.endsWith("\n") ? end.note : end.note + "\n", "stderr");
+    }
+    this.output.finish();
+    this.#result = {
+      ...this.output.streams(),
+      exitCode: end.exitCode,
+      durationMs: Math.round(performance.now() - this.#started),
+      timedOut: end.timedOut,
+      executionId: this.#executionId,
+    };
+    this.#resolve(this.#result);
+  }
+
+  poll(limit?: number): ProgramPoll {
+    const view = this.output.poll(limit);
+    return this.#result
+      ? { status: PROGRAM_STATUS_EXITED, ...view, exitCode: this.#result.exitCode }
+      : { status: PROGRAM_STATUS_RUNNING, ...view };
+  }
+
+  log(offset?: number, limit?: number): ProgramLog {
+    return this.output.log(offset, limit);
+  }
+
+  write(data: string, newline = false): Promise<void> {
+    if (typeof data !== "string") {
+      return Promise.reject(new CordonError("invalid_request", "Program input is a string"));
+    }
+    if (data === "" && !newline) return Promise.resolve();
+    if (this.#result || this.#closed) {
+      return Promise.reject(new CordonError("invalid_state", "The program is not running"));
+    }
+    const text = newline ? data + "\n" : data;
+    if (this.#executionId === "") this.#pendingInput.push([text, false]);
+    else if (!this.control.stdin(this.#executionId, text, false)) {
+      return Promise.reject(new CordonError("invalid_state", "The program is not running"));
+    }
+    return Promise.resolve();
+  }
+
+  /**
+   * Stops the program. A sandboxed program holds nothing outside its workspace to clean up, so
+   * it is stopped at once; `graceMs` bounds how long this waits for its end to be recorded.
+   */
+  async kill(graceMs = 2_000): Promise<void> {
+    if (this.#result) return;
+    if (this.#executionId !== "") this.control.stop(this.#executionId);
+    else this.exit({ exitCode: -1, timedOut: false, note: "killed before it started" });
+    const wait = Math.min(Math.max(Number(graceMs) || 0, 0), 60_000) + 5_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.done,
+      new Promise((resolve) => timer = setTimeout(resolve, wait)),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (!this.#result) await this.kill(0);
+  }
+
+  state(): ProgramState {
+    return this.#result
+      ? { status: PROGRAM_STATUS_EXITED, exitCode: this.#result.exitCode }
+      : { status: PROGRAM_STATUS_RUNNING };
+  }
+
+  result(): RunResult | undefined {
+    return this.#result;
+  }
+}
