@@ -31,6 +31,8 @@ export const METHOD_RUN = "run";
  * other connectors.
  */
 export const METHOD_PREPARE = "prepare";
+/** host → child notification: more standard input for a program run ({@link StdinParams}). */
+export const METHOD_STDIN = "stdin";
 export const METHOD_TOOL_CALL = "tool.call";
 export const METHOD_LOG = "log";
 export const METHOD_STEP_GET = "step.get";
@@ -60,6 +62,31 @@ export interface RunParams {
   maxResultBytes: number;
   /** The execution's workspace directory, when it has one (the child may read and write it). */
   workspace?: { dir: string };
+  /** Set when the run is a program (`runProgram`/`startProgram`): its arguments, environment, input. */
+  program?: ProgramRunParams;
+}
+
+/** A program run's invocation, as the guest needs it. */
+export interface ProgramRunParams {
+  /** The program's name (`sys.argv[0]`, `$0`). */
+  argv0: string;
+  /** Its arguments. */
+  args: string[];
+  /** The caller's environment variables (the guest adds the workspace's). */
+  env: Record<string, string>;
+  /** Its working directory, relative to the workspace root (`""`: the root). */
+  cwd: string;
+  /** Standard input given up front. */
+  stdin?: string;
+  /** More input may come as {@link METHOD_STDIN} notifications until one says `eof`. */
+  interactive: boolean;
+}
+
+/** More standard input for a running program. */
+export interface StdinParams {
+  data: string;
+  /** The input ends after `data`. */
+  eof: boolean;
 }
 
 /** What the guest answers when the run ends normally. */

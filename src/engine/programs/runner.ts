@@ -7,6 +7,7 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
+import type { ProgramRunParams } from "../../sandbox/protocol.ts";
 import { newId } from "../../ids.ts";
 import type { ExecutionEvent } from "../execution/events.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
@@ -17,20 +18,7 @@ import { checkProgramSpec } from "./spec.ts";
 import type { InteractiveProgramSpec, RunEnvProvider, RunProgramSpec, RunResult } from "./types.ts";
 
 /** What a program run tells the guest beyond its code (`RunParams.program`). */
-export interface ProgramParams {
-  /** The program's name (`sys.argv[0]`, `$0`). */
-  argv0: string;
-  /** Its arguments. */
-  args: string[];
-  /** Its environment (the workspace's variables are added in the child, where its path is known). */
-  env: Record<string, string>;
-  /** Its working directory, relative to the workspace root. */
-  cwd: string;
-  /** Standard input given up front. */
-  stdin?: string;
-  /** More input may come (`write`) until end of input is sent. */
-  interactive: boolean;
-}
+export type ProgramParams = ProgramRunParams;
 
 /** The part of a runtime programs need. */
 export interface ProgramHost extends SessionControl {
