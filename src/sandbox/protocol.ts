@@ -60,6 +60,11 @@ export interface RunParams {
   maxResultBytes: number;
   /** The execution's workspace directory, when it has one (the child may read and write it). */
   workspace?: { dir: string };
+  /**
+   * The language of `module`, when not TypeScript: `python` sends the user's Python source as
+   * `module` (the child was started with Pyodide loaded).
+   */
+  language?: "python";
 }
 
 /** What the guest answers when the run ends normally. */
