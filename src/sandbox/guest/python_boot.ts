@@ -22,6 +22,17 @@ import _cordon_host
 _FILE = ${JSON.stringify(PYTHON_FILE)}
 sys.executable = "python"
 sys.argv = [_FILE]
+# "_" is the host's path of the script that started Pyodide.
+os.environ.pop("_", None)
+
+def _no_processes(*args, **kwargs):
+    raise PermissionError("Cordon's sandbox starts no processes; ask the host for a tool that does this")
+
+import posix
+for _name in ("system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp"):
+    for _mod in (os, posix):
+        if hasattr(_mod, _name):
+            setattr(_mod, _name, _no_processes)
 
 class ToolError(Exception):
     """A connector call that failed: .code is Cordon's error code, .details what it sent."""
