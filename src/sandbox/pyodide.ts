@@ -98,6 +98,8 @@ export interface PythonFilesOptions {
   denoPath: string;
   /** The DENO_DIR it runs with. */
   denoDir: string;
+  /** False: no snapshot is built or used; every child boots CPython (default true). */
+  snapshot?: boolean;
 }
 
 /** Pyodide's files for Python children, and the snapshot built once beside them. */
@@ -141,6 +143,7 @@ export class PythonFiles {
    * A failure leaves children loading without it.
    */
   snapshot(): Promise<void> {
+    if (this.#options.snapshot === false) return Promise.resolve();
     this.#building ??= this.#build().catch(() => {});
     return this.#building;
   }

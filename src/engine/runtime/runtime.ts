@@ -91,6 +91,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       cacheDir: folders.base,
       denoPath: sandbox.denoPath ?? Deno.execPath(),
       denoDir: folders.denoDir,
+      snapshot: options.python?.snapshot,
     }),
     discovery,
     sessions,
