@@ -103,6 +103,7 @@ export {
   type PausedResult,
   type PendingAction,
   type PruneExecutionsOptions,
+  type PythonOptions,
   type RetentionApi,
   type RetentionOptions,
   type RollbackReport,

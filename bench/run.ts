@@ -11,7 +11,7 @@
  *
  * Sections: cold, pooled, breakdown, raw, perCall, parallel, sustained,
  * idle, whileTrue, durable, transpile, discovery, mcp, service, session, workspace,
- * hostile, floor. `pooled` and `perCall` also measure Cordon's shipped defaults
+ * hostile, python, floor. `pooled` and `perCall` also measure Cordon's shipped defaults
  * (bench/defaults.ts); `floor` also runs the 50-run burst (bench/concurrent.ts).
  * See docs/benchmarks.md.
  *
@@ -33,6 +33,7 @@ import {
   pooledBench,
   whileTrueBench,
 } from "./exec.ts";
+import { type FloorFigures, pythonBench, type PythonFigures, pythonVsFloor } from "./python.ts";
 import { SAMPLES } from "./setup.ts";
 import { breakdownBench, perCallPartsBench } from "./parts.ts";
 import { SERVICE_SAMPLES, serviceBench } from "./service.ts";
@@ -61,6 +62,7 @@ const SECTIONS = [
   "session",
   "workspace",
   "hostile",
+  "python",
   "floor",
 ] as const;
 type Section = (typeof SECTIONS)[number];
@@ -338,11 +340,26 @@ async function main() {
   await step("hostile", "host event loop under hostile input", async () => {
     results.hostile = await hostileBench(quick ? 1 : 3);
   });
+  await step(
+    "python",
+    "Python: cold (with and without snapshot), warm pooled, per call",
+    async () => {
+      results.python = await pythonBench(quick);
+    },
+  );
   await step("floor", "the floor: a bare warm Deno child with Cordon's flags", async () => {
     results.floor = await floorBench(quick ? 5 : 20);
     // Cordon's side of the floor's burst: 50 runs sleeping 200 ms, default and warmed pool.
     results.concurrent50SleepMs = await concurrentBench();
   });
+
+  // Python against the same floor (a warm bare Deno child): ratios, no target yet.
+  if (results.python && results.floor) {
+    results.pythonVsFloor = pythonVsFloor(
+      results.python as PythonFigures,
+      results.floor as FloorFigures,
+    );
+  }
 
   const summary = {
     date: new Date().toISOString(),

@@ -116,10 +116,14 @@ function parseFixture(name: string, text: string): Fixture {
   };
 }
 
+/** `CORDON_ESCAPES=py_` runs only the fixtures whose names start so (while working on them). */
 function fixtureNames(): string[] {
+  const only = Deno.env.get("CORDON_ESCAPES") ?? "";
   const names: string[] = [];
   for (const entry of Deno.readDirSync(FIXTURES)) {
-    if (entry.isFile && entry.name.endsWith(".txt")) names.push(entry.name);
+    if (entry.isFile && entry.name.endsWith(".txt") && entry.name.startsWith(only)) {
+      names.push(entry.name);
+    }
   }
   return names.sort();
 }
@@ -305,7 +309,10 @@ function serve(hostname: string, handler: Deno.ServeHandler): Deno.HttpServer<De
   return Deno.serve({ hostname, port: 0, onListen() {} }, handler);
 }
 
-Deno.test(`the escape corpus has at least ${MIN_FIXTURES} fixtures, each with an expectation`, async () => {
+Deno.test({
+  name: `the escape corpus has at least ${MIN_FIXTURES} fixtures, each with an expectation`,
+  ignore: Deno.env.get("CORDON_ESCAPES") !== undefined,
+}, async () => {
   assert.ok(
     FIXTURE_NAMES.length >= MIN_FIXTURES,
     `only ${FIXTURE_NAMES.length} fixtures in ${FIXTURES.pathname}`,
@@ -524,8 +531,8 @@ if (import.meta.main) {
   await runCorpus((r) => console.log(REPORT_PREFIX + JSON.stringify(r)));
 }
 
-/** The longest the corpus may take before the runner is killed. */
-const CORPUS_DEADLINE_MS = 180_000;
+/** The longest the corpus may take before the runner is killed (Python fixtures boot Pyodide). */
+const CORPUS_DEADLINE_MS = 300_000;
 
 Deno.test("every escape attempt in the corpus is blocked and leaks nothing", async (t) => {
   // A runtime of its own process: with --parallel, test files share this process, and its

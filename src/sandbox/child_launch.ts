@@ -29,6 +29,7 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
     runId,
     allowPrivateNetwork: env.allowPrivateNetwork,
     denyAddresses: env.denyAddresses,
+    files: options.files,
   });
   const location = await locationDataDirs(env.denoDir, runId);
   // Noted before it starts: should this host die, the next one wipes the run's storage.

@@ -6,6 +6,7 @@
  */
 import type { MemoryGuard } from "./cgroup.ts";
 import type { OrphanGuard } from "./orphan_guard.ts";
+import type { LanguageFiles } from "./languages.ts";
 import type { SandboxPolicy } from "./policy.ts";
 
 /** Where children run and what they may write. */
@@ -39,4 +40,6 @@ export interface SpawnChildOptions {
   limits: ChildStreamLimits;
   /** Memory limit for the child's cgroup, if one is made. */
   memoryBytes: number;
+  /** What the policy's language needs besides (Pyodide's files for Python). */
+  files?: LanguageFiles;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { LanguageFiles } from "./languages.ts";
 import { DENIED_NET_RANGES, type SandboxPolicy } from "./policy.ts";
 
 /** Options for {@link childArgs}. */
@@ -20,6 +21,8 @@ export interface ChildArgsOptions {
   allowPrivateNetwork?: boolean;
   /** More addresses to deny when hosts are allowed (the host's own interfaces). */
   denyAddresses?: readonly string[];
+  /** What the policy's language needs: files it may read (never write) and guest arguments. */
+  files?: LanguageFiles;
 }
 
 /** The `--location` a run gets: unique, so its `localStorage` and `caches` are its own. */
@@ -40,10 +43,9 @@ export function childArgs(options: ChildArgsOptions): string[] {
     "--cached-only",
     // Untrusted modules must not land in the shared V8 code cache.
     "--no-code-cache",
-    // A workspace is the one directory it may touch; otherwise no file at all.
-    ...(policy.workspaceDir
-      ? [`--allow-read=${policy.workspaceDir}`, `--allow-write=${policy.workspaceDir}`]
-      : ["--deny-read", "--deny-write"]),
+    // A workspace is the one directory it may touch (and a language's own files are read-only);
+    // otherwise no file at all.
+    ...fileFlags(policy.workspaceDir, options.files?.readPaths ?? []),
     "--deny-env",
     "--deny-run",
     "--deny-ffi",
@@ -63,6 +65,15 @@ export function childArgs(options: ChildArgsOptions): string[] {
     `--location=${runLocation(options.runId)}`,
     `--v8-flags=--max-old-space-size=${policy.heapMiB}`,
     options.guestEntry,
+    ...(options.files?.args ?? []),
   );
   return args;
+}
+
+function fileFlags(workspaceDir: string | undefined, readPaths: readonly string[]): string[] {
+  const read = workspaceDir ? [workspaceDir, ...readPaths] : [...readPaths];
+  return [
+    read.length > 0 ? `--allow-read=${read.join(",")}` : "--deny-read",
+    workspaceDir ? `--allow-write=${workspaceDir}` : "--deny-write",
+  ];
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { CordonError } from "../errors.ts";
+import type { Language } from "./languages.ts";
 
 /** A child's permissions and heap. */
 export interface SandboxPolicy {
@@ -15,6 +16,8 @@ export interface SandboxPolicy {
   netAllow: readonly string[];
   /** The one directory the child may read and write (a workspace's real path). */
   workspaceDir?: string;
+  /** The language its guest runs, when not TypeScript (its children load an interpreter). */
+  language?: Language;
 }
 
 /**
@@ -106,5 +109,7 @@ export function normalizeNetAllow(hosts: readonly string[] | undefined): string[
 
 /** A stable key: equal keys mean interchangeable children. */
 export function policyKey(policy: SandboxPolicy): string {
-  return `${policy.heapMiB}|${policy.netAllow.join(",")}|${policy.workspaceDir ?? ""}`;
+  return `${policy.heapMiB}|${policy.netAllow.join(",")}|${policy.workspaceDir ?? ""}|${
+    policy.language ?? ""
+  }`;
 }

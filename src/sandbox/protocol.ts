@@ -64,6 +64,11 @@ export interface RunParams {
   workspace?: { dir: string };
   /** Set when the run is a program (`runProgram`/`startProgram`): its arguments, environment, input. */
   program?: ProgramRunParams;
+  /**
+   * The language of `module`, when not TypeScript: `python` sends the user's Python source as
+   * `module` (the child was started with Pyodide loaded).
+   */
+  language?: "python";
 }
 
 /** A program run's invocation, as the guest needs it. */

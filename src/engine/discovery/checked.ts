@@ -9,6 +9,7 @@
  */
 import { CordonError, errorInfo } from "../../errors.ts";
 import { newId } from "../../ids.ts";
+import { isTypeScript } from "../../sandbox/languages.ts";
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import { type Checker, TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
 import type { Engine } from "../execution/engine.ts";
@@ -138,6 +139,9 @@ export async function executeChecked(
   }
   const code = request?.code;
   if (typeof code !== "string" || code.trim() === "") return await engine.execute(request, hooks);
+  // TypeScript's checks do not apply to other languages: they run unchecked, with no diagnostics
+  // (`meta.language` says which; an unknown language is refused by admission).
+  if (!isTypeScript(request.language)) return await engine.execute(request, hooks);
   if (mode === "off") {
     const result = await engine.execute(request, hooks);
     // Unchecked, its names are still left in the session: the next check knows them as `any`

@@ -9,6 +9,7 @@
 import { CordonError } from "../../errors.ts";
 import { newSecret } from "../../ids.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
+import { languageOf } from "../../sandbox/languages.ts";
 import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkInput } from "./input.ts";
@@ -41,9 +42,20 @@ export async function admitRequest(parts: EngineParts, request: ExecuteRequest):
   const overrides = { ...request.limits };
   if (request.timeoutMs !== undefined) overrides.timeoutMs = request.timeoutMs;
   const limits = resolveLimits(parts.defaults, parts.maxima, overrides);
-  const base = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
+  const base: SandboxPolicy = {
+    heapMiB: limits.heapMiB,
+    netAllow: normalizeNetAllow(request.policy?.net),
+  };
   const namespace = checkNamespace(request.namespace);
   checkInput(request.input);
+  const language = languageOf(request.language);
+  if (!language.sessions && (request.session === true || request.sessionId !== undefined)) {
+    throw new CordonError(
+      "not_supported",
+      `${language.name} code cannot run in a session yet; run it without session or sessionId`,
+    );
+  }
+  if (language.name !== "typescript") base.language = language.name;
   const { session, workspace, policy } = await admit(parts, request, namespace, base);
   return { limits, policy, namespace, session, workspace };
 }
@@ -133,7 +145,11 @@ export function executionRow(
     connectors: parts.registry.names(),
     declarationHash: parts.declarationHash,
     limits: { ...limits },
-    policy: { net: policy.netAllow, ...(workspace ? { workspace } : {}) },
+    policy: {
+      net: policy.netAllow,
+      ...(workspace ? { workspace } : {}),
+      ...(policy.language ? { language: policy.language } : {}),
+    },
     passes: 1,
     createdAt: now,
     updatedAt: now,

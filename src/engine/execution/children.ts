@@ -5,22 +5,36 @@
  *
  * @module
  */
-import type { ErrorInfo } from "../../errors.ts";
+import { CordonError, type ErrorInfo } from "../../errors.ts";
 import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import { ChildPool } from "../../sandbox/pool.ts";
+import type { PythonFiles } from "../../sandbox/pyodide.ts";
 import { keepTurnShort } from "../../loop.ts";
 import type { Limits } from "./limits.ts";
 
 const MiB = 1024 * 1024;
 
-/** The engine's children: a warm pool of default ones, and every one handed out. */
+/** Python children: Pyodide's files and how many wait warm once Python is first used. */
+export interface PythonChildren {
+  files: PythonFiles;
+  /** Python children kept warm (Pyodide restored before `ready`); 0 turns the pool off. */
+  pool: number;
+}
+
+/**
+ * The engine's children: a warm pool of default TypeScript ones, a pool of Python ones started
+ * on the first Python run (a runtime that never runs Python boots none), and every one handed
+ * out.
+ */
 export class Children {
   readonly #env: ChildEnvironment;
   readonly #defaults: Limits;
   readonly #defaultPolicy: SandboxPolicy;
   readonly #pool: ChildPool;
+  readonly #python: PythonChildren | undefined;
+  #pythonPool: ChildPool | undefined;
   readonly #active = new Set<SandboxChild>();
 
   readonly #connectors: ConnectorRegistry;
@@ -30,10 +44,12 @@ export class Children {
     defaults: Limits,
     poolSize: number,
     connectors: ConnectorRegistry,
+    python?: PythonChildren,
   ) {
     this.#connectors = connectors;
     this.#env = env;
     this.#defaults = defaults;
+    this.#python = python;
     this.#defaultPolicy = { heapMiB: defaults.heapMiB, netAllow: [] };
     this.#pool = new ChildPool({
       size: poolSize,
@@ -46,9 +62,28 @@ export class Children {
     return this.#pool.idleCount;
   }
 
-  /** Resolves once the pool has its children waiting. */
-  warm(): Promise<void> {
-    return this.#pool.warm();
+  /** Python children waiting in their pool (0 before the first Python run). */
+  get pythonIdle(): number {
+    return this.#pythonPool?.idleCount ?? 0;
+  }
+
+  /** Resolves once the pools have their children waiting (Python's only once it has started). */
+  async warm(): Promise<void> {
+    await Promise.all([this.#pool.warm(), this.#pythonPool?.warm()]);
+  }
+
+  /** The pool of default Python children, made on first use; the snapshot comes first. */
+  #pythonPoolFor(policy: SandboxPolicy, python: PythonChildren): ChildPool {
+    python.files.snapshot();
+    this.#pythonPool ??= new ChildPool({
+      size: python.pool,
+      spawn: async () => {
+        // Pooled children wait for the snapshot (built once): they then boot in a fraction.
+        await python.files.snapshot();
+        return await this.#spawn(policy, this.#defaults);
+      },
+    });
+    return this.#pythonPool;
   }
 
   /** Makes `count` default children wait, ready, until they are taken (see ChildPool.prewarm). */
@@ -58,11 +93,18 @@ export class Children {
 
   /** Spawns a child and tells it the connectors at once: it builds its globals while it waits. */
   async #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
+    let files;
+    if (policy.language === "python") {
+      if (!this.#python) throw new CordonError("not_supported", "This runtime runs no Python");
+      files = this.#python.files.files();
+      this.#python.files.snapshot(); // Built once, in the background: later children restore it.
+    }
     const child = await SandboxChild.spawn({
       env: this.#env,
       policy,
       limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
       memoryBytes: limits.memoryMiB * MiB,
+      ...(files ? { files } : {}),
     });
     child.prepare(this.#connectors.guestConnectors(), this.#connectors.guestKey());
     return child;
@@ -78,10 +120,17 @@ export class Children {
       limits.maxOutputBytes === d.maxOutputBytes;
     let child: SandboxChild | undefined;
     let pooled = false;
-    if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
+    const python = this.#python;
+    const pythonDefault = { ...this.#defaultPolicy, language: "python" as const };
+    if (streamsMatch && python && policyKey(policy) === policyKey(pythonDefault)) {
+      python.files.dir(); // No Pyodide: refused here, naming the fix.
+      child = python.pool > 0 ? this.#pythonPoolFor(pythonDefault, python).take() : undefined;
+    } else if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
       child = this.#pool.take();
+    }
+    if (child) {
       // Built for connectors the runtime no longer has (one was added since): not this run's.
-      if (child && child.preparedFor !== this.#connectors.guestKey()) {
+      if (child.preparedFor !== this.#connectors.guestKey()) {
         child.kill();
         child = undefined;
       }
@@ -97,9 +146,9 @@ export class Children {
     return { child, pooled };
   }
 
-  /** Stops the pool (its waiting children are killed). */
-  closePool(): Promise<void> {
-    return this.#pool.close();
+  /** Stops the pools (their waiting children are killed). */
+  async closePool(): Promise<void> {
+    await Promise.all([this.#pool.close(), this.#pythonPool?.close()]);
   }
 
   /** Kills every child handed out and waits until they are gone. */

@@ -6,14 +6,12 @@
  *
  * @module
  */
-import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
+import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { SandboxChild } from "../../sandbox/child.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
-import { sessionSource } from "../sessions/source.ts";
 import type { SessionUse } from "../sessions/runs.ts";
-import { prepareSource } from "../source/source.ts";
 import { removeWorkspace } from "../workspaces/workspace.ts";
 import { keepTurnShort } from "../../loop.ts";
 import { admitRequest, type Admitted, executionRow } from "./admission.ts";
@@ -31,6 +29,7 @@ import { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
 import { Pass, type PassEvent } from "./pass.ts";
+import { runPolicy, runSource } from "./run_source.ts";
 import { traceIdFor } from "./trace.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
@@ -49,7 +48,13 @@ export class Engine {
   constructor(parts: EngineParts) {
     this.parts = parts;
     this.nodeId = parts.nodeId ?? newId("node");
-    this.#children = new Children(parts.env, parts.defaults, parts.poolSize, parts.registry);
+    this.#children = new Children(
+      parts.env,
+      parts.defaults,
+      parts.poolSize,
+      parts.registry,
+      parts.python,
+    );
   }
 
   get closed(): boolean {
@@ -156,11 +161,7 @@ export class Engine {
     let source;
     await keepTurnShort();
     try {
-      source = this.parts.prepare ? await this.parts.prepare(row.code) : prepareSource(row.code);
-      if (session) {
-        source = sessionSource(source);
-        session.declared = source.declared;
-      }
+      source = await runSource(this.parts, row, session);
     } catch (err) {
       return await failEarly(toErrorInfo(err, "invalid_request"));
     }
@@ -168,11 +169,7 @@ export class Engine {
     let pooled: boolean;
     const workspace = workspaceOf(row);
     try {
-      const policy = {
-        heapMiB: limits.heapMiB,
-        netAllow: (row.policy.net as string[]) ?? [],
-        ...(workspace ? { workspaceDir: workspace.dir } : {}),
-      };
+      const policy = runPolicy(row, limits);
       if (session?.live.child?.alive) {
         child = session.live.child;
         pooled = false;
@@ -181,6 +178,8 @@ export class Engine {
         if (session) session.live.child = child;
       }
     } catch (err) {
+      // A typed refusal (Python without Pyodide) keeps its code and its fix.
+      if (err instanceof CordonError) return await failEarly(err.toInfo());
       const message = `Cannot start a sandbox: ${err instanceof Error ? err.message : String(err)}`;
       return await failEarly(errorInfo("spawn_failed", message));
     }

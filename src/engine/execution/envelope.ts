@@ -52,6 +52,7 @@ export function envelope(
     logsDropped: pass.logs.dropped,
     logsTruncated: pass.logs.truncated,
   };
+  if (row.policy.language === "python") meta.language = "python";
   if (run.session) {
     meta.sessionId = run.session.live.id;
     meta.sessionStatus = run.session.status;
@@ -65,7 +66,7 @@ export function envelope(
     // Only a run that answered `undefined` can lack a `return` of its own: the form check (a
     // parse of the code) is left out for every run that returned a value.
     diagnostics: partial.status === "completed"
-      ? partial.result === undefined
+      ? partial.result === undefined && meta.language === undefined
         ? formWarnings(row.code, pass.form, run.session !== undefined)
         : []
       : syntaxDiagnostics(error),

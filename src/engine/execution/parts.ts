@@ -17,6 +17,7 @@ import type { SessionUse } from "../sessions/runs.ts";
 import type { PreparedSource } from "../source/source.ts";
 import type { WorkspaceHost } from "../workspaces/workspace.ts";
 import type { EventHub } from "./events.ts";
+import type { PythonChildren } from "./children.ts";
 import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 import type { Pass, ScriptRequests } from "./pass.ts";
@@ -41,6 +42,8 @@ export interface EngineParts {
   env: ChildEnvironment;
   memoryGuard: MemoryGuard;
   poolSize: number;
+  /** Python's files and warm pool (absent: Python runs are refused with `not_supported`). */
+  python?: PythonChildren;
   executions: ExecutionStore;
   calls: CallStore;
   logs: LogStore;

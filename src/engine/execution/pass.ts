@@ -101,6 +101,7 @@ export class Pass {
       connectors: child.preparedFor === registry.guestKey() ? [] : registry.guestConnectors(),
       maxResultBytes: limits.maxResultBytes,
     };
+    if (this.#o.source.language) params.language = this.#o.source.language;
     const ws = this.#o.workspace;
     if (ws) {
       params.workspace = { dir: ws.dir };

@@ -15,8 +15,21 @@ export type { LogEntry };
 
 /** What a caller may set per execution. */
 export interface ExecuteRequest {
-  /** TypeScript: a script body, an async function, or a module with a default export. */
+  /**
+   * The code. TypeScript: a script body, an async function, or a module with a default export.
+   * Python: a block whose last expression statement is the result (notebook style).
+   */
   code: string;
+  /**
+   * The language of `code`: `typescript` (the default; also `ts`, `javascript`, `js`) or
+   * `python` (`py`), which runs on Pyodide inside the same sandbox: connectors are globals of
+   * the same names (`await github.list_pull_requests(owner="x")`, or one dict), `INPUT` and
+   * `cordon.input` hold the input, a failed call raises `cordon.ToolError` (`.code`,
+   * `.details`), `print` is console output, only Pyodide's bundled modules import, and no type
+   * check applies. `bash` (`sh`) is refused with `unsupported_language` for now; an unknown name
+   * with `invalid_request`. Python runs cannot be sessions (`not_supported`).
+   */
+  language?: string;
   /** Passed to the code as `input`. */
   input?: unknown;
   /** Shorthand for `limits.timeoutMs`. */
@@ -164,6 +177,8 @@ export interface ExecutionMeta {
   replayed: boolean;
   /** How the code was read (script body, function or module); absent when it never got that far. */
   form?: CodeForm;
+  /** The code's language, when it is not TypeScript (`python`: it ran unchecked). */
+  language?: "python";
   /** Console bytes received, kept and returned inline. */
   logBytes: number;
   /** Console lines dropped because the kept output passed `maxConsoleBytes`. */
@@ -179,7 +194,7 @@ export interface ExecutionMeta {
    * `pending`, the run completed before a `warn` check finished, so the result did not wait for
    * it: its findings are stored with the execution (`execution(id)` shows `diagnostics` and
    * `meta.typecheck: "done"`) and sent as a `diagnostics` event when it finishes. Absent when no
-   * check ran (`off`, or the checker failed).
+   * check ran (`off`, code in a language other than TypeScript, or the checker failed).
    */
   typecheck?: "pending" | "done";
   /** The session it ran in. */

@@ -10,6 +10,7 @@ export {
   DEFAULT_POOL_SIZE,
   type DurabilityOptions,
   MAX_PREWARM,
+  type PythonOptions,
   type RuntimeOptions,
   type SandboxOptions,
 } from "./options.ts";

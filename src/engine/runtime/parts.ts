@@ -7,6 +7,7 @@
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { ChildEnvironment } from "../../sandbox/child.ts";
+import type { PythonFiles } from "../../sandbox/pyodide.ts";
 import type { MemoryGuard } from "../../sandbox/cgroup.ts";
 import { ArtifactStore } from "../../store/artifacts.ts";
 import { CallStore } from "../../store/calls.ts";
@@ -116,6 +117,8 @@ export interface EngineWiring {
   settings: RuntimeSettings;
   env: ChildEnvironment;
   memoryGuard: MemoryGuard;
+  /** Pyodide's files for Python children. */
+  python: PythonFiles;
   discovery: { catalogue: Catalogue; snippets: Snippets };
   sessions: SessionManager;
   packages: PackageSet;
@@ -133,6 +136,7 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     env: w.env,
     memoryGuard: w.memoryGuard,
     poolSize: w.settings.poolSize,
+    python: { files: w.python, pool: w.settings.pythonPool },
     executions,
     calls: w.stores.calls,
     logs,

@@ -12,6 +12,7 @@ import { CordonError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { type Db, openDb } from "../../store/client.ts";
 import { migrate } from "../../store/migrations.ts";
+import { PythonFiles } from "../../sandbox/pyodide.ts";
 import { artifactsApi } from "../artifacts/api.ts";
 import { executeCode } from "../code/executor.ts";
 import { DEFAULT_CODE_BLOCK_DELIMITER } from "../code/delimited.ts";
@@ -86,6 +87,13 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     settings,
     env: childEnvironment(sandbox, folders, guards),
     memoryGuard: guards.memoryGuard,
+    python: new PythonFiles({
+      pyodideDir: options.python?.pyodideDir,
+      cacheDir: folders.base,
+      denoPath: sandbox.denoPath ?? Deno.execPath(),
+      denoDir: folders.denoDir,
+      snapshot: options.python?.snapshot,
+    }),
     discovery,
     sessions,
     packages,

@@ -31,6 +31,8 @@ export interface RuntimeSettings {
   durability: DurabilityOptions;
   /** Children kept warm. */
   poolSize: number;
+  /** Python children kept warm once Python is used. */
+  pythonPool: number;
   /** The most bytes one artifact version holds. */
   artifactBytes: number;
   /** Applied to console lines, code and messages before they are kept. */
@@ -60,10 +62,20 @@ export function runtimeSettings(options: RuntimeOptions): RuntimeSettings {
     typecheck,
     durability: { ...DEFAULT_DURABILITY, ...options.durability },
     poolSize: options.pool?.size ?? DEFAULT_POOL_SIZE,
+    pythonPool: pythonPoolSize(options.python?.pool),
     artifactBytes: artifactMaxBytes(options.artifacts),
     redact: runtimeRedactor(options),
     logRetainMs: logRetainMs(options.logs),
     retention: retentionSettings(options.retention),
     workspaceRetainMs,
   };
+}
+
+/** `python.pool`, checked (default 1). */
+function pythonPoolSize(size: unknown): number {
+  if (size === undefined) return 1;
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > 64) {
+    throw new CordonError("invalid_request", "python.pool must be an integer from 0 to 64");
+  }
+  return size;
 }

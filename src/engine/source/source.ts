@@ -35,6 +35,8 @@ export interface PreparedSource {
   module: string;
   /** Lines added before the user's first line. */
   lineOffset: number;
+  /** `python`: `module` is the user's Python block, run by the guest's Python runner. */
+  language?: "python";
 }
 
 /** The longest code accepted, in characters (a prompt-sized script is far below). */

@@ -26,9 +26,20 @@ const MAX_FRAME_NAME = 64;
 const ROOT_URL = new URL("../../", import.meta.url).href;
 const ROOT_PATH = decodeURIComponent(new URL(ROOT_URL).pathname);
 
-/** `text` with the guest's own location named {@link GUEST_NAME}. */
+/** More host locations to hide (an interpreter's files), with the names that stand for them. */
+const hidden: [string, string][] = [];
+
+/** Hides `path` (and its `file:` URL) behind `name` in stack traces from now on. */
+export function concealPath(path: string, name: string): void {
+  const url = new URL(`file://${path}`).href;
+  hidden.push([url, name], [path, name]);
+}
+
+/** `text` with the guest's own location named {@link GUEST_NAME}, and hidden paths named. */
 export function neutralPaths(text: string): string {
-  return text.replaceAll(ROOT_URL, GUEST_NAME).replaceAll(ROOT_PATH, GUEST_NAME);
+  let out = text.replaceAll(ROOT_URL, GUEST_NAME).replaceAll(ROOT_PATH, GUEST_NAME);
+  for (const [from, to] of hidden) out = out.replaceAll(from, to);
+  return out;
 }
 
 function frameName(file: string): string {

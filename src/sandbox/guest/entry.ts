@@ -14,6 +14,7 @@ import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
+  METHOD_LOG,
   METHOD_PREPARE,
   METHOD_READY,
   METHOD_RUN,
@@ -21,11 +22,14 @@ import {
   type RunResult,
 } from "../protocol.ts";
 import { concealHost } from "./conceal.ts";
-import { isToolError, prepareConnectors, prepareGlobals } from "./globals.ts";
+import { installedConnectors, isToolError, prepareConnectors, prepareGlobals } from "./globals.ts";
+import { loadPython, pythonArgs, runPython } from "./python.ts";
 import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
+// A Python child's arguments name Pyodide's files; read once, then hidden.
+const python = pythonArgs();
 // A script that catches a refused fetch reads Cordon's remedy too, not Deno's flag.
 explainDeniedFetch();
 
@@ -147,6 +151,11 @@ function checkResult(value: unknown, maxBytes: number): void {
 async function run(params: RunParams): Promise<RunResult> {
   prepareGlobals(peer, params);
   let value: unknown;
+  if (params.language === "python") {
+    value = await runPython(params, installedConnectors());
+    checkResult(value, params.maxResultBytes);
+    return { value };
+  }
   try {
     const mod = await import("data:text/javascript," + encodeURIComponent(params.module));
     const entry = mod.default;
@@ -195,6 +204,9 @@ async function rehearse(): Promise<void> {
 }
 
 await rehearse();
+if (python) {
+  await loadPython(python, (level, message) => peer.notify(METHOD_LOG, { level, message }));
+}
 
 readFrames(stdin, {
   maxFrameBytes: MAX_HOST_FRAME_BYTES,

@@ -132,6 +132,13 @@ async function hostCall(
 
 /** Globals are installed by `prepare` or the first run; a session's later runs reuse them. */
 let installed = false;
+/** The connectors whose globals are installed. */
+let installedList: readonly GuestConnector[] = [];
+
+/** The connectors whose globals this child has (empty before `prepare` or the first run). */
+export function installedConnectors(): readonly GuestConnector[] {
+  return installedList;
+}
 
 /** Installs the connectors' globals ahead of the first run (the host's `prepare`). */
 export function prepareConnectors(peer: Peer, connectors: GuestConnector[]): void {
@@ -160,6 +167,7 @@ export function prepareGlobals(peer: Peer, params: RunParams): void {
 }
 
 function installGlobals(peer: Peer, connectors: GuestConnector[]): void {
+  installedList = connectors.map((c) => ({ name: c.name, tools: [...c.tools] }));
   for (const c of connectors) {
     defineProperty(globalThis, c.name, {
       value: makeConnector(peer, c),

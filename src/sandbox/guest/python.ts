@@ -1,0 +1,175 @@
+/**
+ * The guest's Python runner. A child started for Python (its arguments name Pyodide's directory,
+ * which is all it may read besides its workspace) loads Pyodide before it says `ready`, from the
+ * host's snapshot when there is one, and runs each `language: "python"` frame with
+ * `python_boot.ts`'s `_cordon_run`. Connector calls go through the same guest functions a
+ * TypeScript script calls (so authorization, the journal, approvals and replay apply unchanged);
+ * `print` goes to the guest's console capture; packages load from the host's copy only.
+ *
+ * Runs inside the child: nothing but the shared protocol, errors and the guest's own modules.
+ *
+ * @module
+ */
+import { CordonError, type ErrorInfo, isErrorCode } from "../../errors.ts";
+import type { GuestConnector, LogLevel, RunParams } from "../protocol.ts";
+import { concealPath } from "./conceal.ts";
+import { explainPermission } from "./permissions.ts";
+import { PYTHON_BOOT } from "./python_boot.ts";
+
+/** What the guest was told about Python on its command line. */
+export interface PythonArgs {
+  dir: string;
+  snapshot?: string;
+}
+
+const ARG_PYODIDE = "--cordon-pyodide=";
+const ARG_SNAPSHOT = "--cordon-pyodide-snapshot=";
+/** What stands for Pyodide's directory in anything the script can read. */
+const PYODIDE_NAME = "cordon:pyodide/";
+
+interface PyCallable {
+  (...args: unknown[]): Promise<unknown>;
+}
+interface Pyodide {
+  runPythonAsync(code: string): Promise<unknown>;
+  registerJsModule(name: string, module: object): void;
+  globals: { get(name: string): PyCallable };
+  FS: { mkdirTree(path: string): void };
+  mountNodeFS(emscriptenPath: string, hostPath: string): void;
+  _api?: { config?: Record<string, unknown> };
+}
+
+let py: Pyodide | undefined;
+let runner: PyCallable | undefined;
+
+/** Failed calls by token: only a token this guest made turns a Python exception into its code. */
+const failures = new Map<string, ErrorInfo>();
+
+/**
+ * The Python arguments this child was started with, or `undefined` for a TypeScript child.
+ * Reads `Deno.args` once and empties it, so the script never sees the host's paths there.
+ */
+export function pythonArgs(): PythonArgs | undefined {
+  const args = [...Deno.args];
+  Object.defineProperty(Deno, "args", { value: Object.freeze([]), configurable: false });
+  const dir = args.find((a) => a.startsWith(ARG_PYODIDE))?.slice(ARG_PYODIDE.length);
+  if (!dir) return undefined;
+  const snapshot = args.find((a) => a.startsWith(ARG_SNAPSHOT))?.slice(ARG_SNAPSHOT.length);
+  return { dir, ...(snapshot ? { snapshot } : {}) };
+}
+
+/**
+ * Loads Pyodide from `args.dir` (restoring the snapshot when given) with `print` sent to `log`,
+ * then runs the boot code. Packages resolve against the host's directory only.
+ */
+export async function loadPython(
+  args: PythonArgs,
+  log: (level: LogLevel, message: string) => void,
+): Promise<void> {
+  const indexURL = args.dir.endsWith("/") ? args.dir : `${args.dir}/`;
+  concealPath(indexURL, PYODIDE_NAME);
+  const { loadPyodide } = await import(new URL(`file://${indexURL}pyodide.mjs`).href);
+  const snapshot = args.snapshot ? Deno.readFileSync(args.snapshot) : undefined;
+  py = await loadPyodide({
+    indexURL,
+    packageCacheDir: indexURL,
+    packageBaseUrl: indexURL,
+    stdout: (line: string) => log("log", line),
+    stderr: (line: string) => log("error", line),
+    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
+  }) as Pyodide;
+  py.registerJsModule("_cordon_host", { call });
+  await py.runPythonAsync(PYTHON_BOOT);
+  runner = py.globals.get("_cordon_run");
+  // Anything later that asks Pyodide where it lives reads the neutral name, not the host path.
+  const config = py._api?.config;
+  if (config) {
+    for (const key of ["indexURL", "packageCacheDir", "packageBaseUrl", "lockFileURL"]) {
+      if (typeof config[key] === "string") config[key] = PYODIDE_NAME;
+    }
+  }
+}
+
+/** A tool call from Python, through the connector global TypeScript scripts call. */
+async function call(connector: string, tool: string, argsJson: string | undefined) {
+  try {
+    const handle = (globalThis as Record<string, unknown>)[String(connector)] as
+      | Record<string, (args: unknown) => Promise<unknown>>
+      | undefined;
+    const fn = handle?.[String(tool)];
+    if (typeof fn !== "function") {
+      throw new CordonError("tool_not_found", `${connector}.${tool} is not a tool of this run`);
+    }
+    const value = await fn(argsJson == null ? undefined : JSON.parse(String(argsJson)));
+    return JSON.stringify({ ok: true, value });
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown; details?: unknown };
+    const code = typeof e?.code === "string" && isErrorCode(e.code) ? e.code : "tool_error";
+    const info: ErrorInfo = { code, message: String(e?.message ?? err) };
+    if (e?.details !== undefined) info.details = e.details as Record<string, unknown>;
+    const token = crypto.randomUUID();
+    failures.set(token, info);
+    return JSON.stringify({ ok: false, token, ...info });
+  }
+}
+
+/** True once Pyodide is loaded in this child. */
+export function hasPython(): boolean {
+  return runner !== undefined;
+}
+
+/**
+ * Runs one Python frame: mounts the workspace at its own path and makes it the working
+ * directory, runs the block, and returns its plain result or throws the run's `CordonError`.
+ */
+export async function runPython(
+  params: RunParams,
+  connectors: readonly GuestConnector[],
+): Promise<unknown> {
+  if (!py || !runner) {
+    throw new CordonError("spawn_failed", "This sandbox was not started with Python");
+  }
+  const dir = params.workspace?.dir;
+  if (dir) {
+    py.FS.mkdirTree(dir);
+    py.mountNodeFS(dir, dir);
+  }
+  const tools = Object.fromEntries(connectors.map((c) => [c.name, c.tools]));
+  let input = "null";
+  try {
+    input = JSON.stringify(params.input ?? null) ?? "null";
+  } catch {
+    // An input JSON cannot carry (a bigint): Python sees None.
+  }
+  const text = await runner(params.module, input, JSON.stringify(tools), dir ?? "");
+  let out: Record<string, unknown>;
+  try {
+    out = JSON.parse(String(text));
+  } catch {
+    throw new CordonError("script_error", "The Python run ended without a readable outcome");
+  }
+  if (out.ok === true) return out.value;
+  const location = typeof out.line === "number"
+    ? { line: out.line, column: typeof out.column === "number" ? out.column : 1 }
+    : undefined;
+  if (out.kind === "tool") {
+    const info = failures.get(String(out.token));
+    if (info) throw new CordonError(info.code, info.message, { details: info.details, location });
+  }
+  if (out.kind === "result") {
+    throw new CordonError(
+      "result_not_serializable",
+      `The result cannot be returned: ${String(out.path)} is ${String(out.what)}`,
+      { details: { path: String(out.path) } },
+    );
+  }
+  // A refused permission reached through `js` reads in Cordon's words, as in TypeScript.
+  const message = new Error(String(out.message ?? "Python error"));
+  const permission = explainPermission(message);
+  const details: Record<string, unknown> = {
+    name: String(out.name ?? "Exception"),
+    traceback: String(out.traceback ?? ""),
+  };
+  if (permission !== undefined) details.permission = permission;
+  throw new CordonError("script_error", message.message, { details, location });
+}
