@@ -18,7 +18,7 @@ import { faultInfo, MAX_STDERR_BYTES, readCapped } from "./child_output.ts";
 import { retireRun } from "./run_ledger.ts";
 import type { SandboxPolicy } from "./policy.ts";
 import { allThreadsStopped } from "./proc_threads.ts";
-import { type GuestConnector, METHOD_PREPARE, METHOD_READY } from "./protocol.ts";
+import { type GuestConnector, METHOD_PREPARE, METHOD_READY, METHOD_STDIN } from "./protocol.ts";
 
 export type { ChildEnvironment, ChildStreamLimits, SpawnChildOptions } from "./child_options.ts";
 export { MAX_STDERR_BYTES };
@@ -179,6 +179,11 @@ export class SandboxChild {
   prepare(connectors: GuestConnector[], key: string): void {
     this.preparedFor = key;
     this.peer.notify(METHOD_PREPARE, { connectors });
+  }
+
+  /** More standard input for the program this child runs. */
+  stdin(data: string, eof: boolean): void {
+    this.peer.notify(METHOD_STDIN, { data, eof });
   }
 
   /** Binds an execution's handlers (a child serves one execution). */

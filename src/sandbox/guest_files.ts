@@ -23,6 +23,7 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/caplets.ts",
   "sandbox/guest/tool_errors.ts",
   "sandbox/guest/permissions.ts",
+  "sandbox/guest/program.ts",
   "sandbox/guest/python.ts",
   "sandbox/guest/python_boot.ts",
   "sandbox/protocol.ts",

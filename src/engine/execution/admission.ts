@@ -13,6 +13,7 @@ import { languageOf } from "../../sandbox/languages.ts";
 import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import { checkInput } from "./input.ts";
+import { checkProgramParams } from "./program_params.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { EngineParts } from "./parts.ts";
 import { type SessionUse, takeSession } from "../sessions/runs.ts";
@@ -56,6 +57,12 @@ export async function admitRequest(parts: EngineParts, request: ExecuteRequest):
     );
   }
   if (language.name !== "typescript") base.language = language.name;
+  if (request.program !== undefined) {
+    checkProgramParams(request.program);
+    if (!request.workspace) {
+      throw new CordonError("invalid_request", "A program runs in a workspace");
+    }
+  }
   const { session, workspace, policy } = await admit(parts, request, namespace, base);
   return { limits, policy, namespace, session, workspace };
 }
@@ -149,6 +156,7 @@ export function executionRow(
       net: policy.netAllow,
       ...(workspace ? { workspace } : {}),
       ...(policy.language ? { language: policy.language } : {}),
+      ...(request.program ? { program: checkProgramParams(request.program) } : {}),
     },
     passes: 1,
     createdAt: now,

@@ -9,6 +9,7 @@
 import { CordonError, type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { SandboxChild } from "../../sandbox/child.ts";
+import type { ProgramRunParams } from "../../sandbox/protocol.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow } from "../../store/executions.ts";
 import type { SessionUse } from "../sessions/runs.ts";
@@ -208,6 +209,7 @@ export class Engine {
       holdMs: this.parts.durability.holdMs,
       keepChild: session !== undefined,
       ...(workspace ? { workspace } : {}),
+      ...(row.policy.program ? { program: row.policy.program as ProgramRunParams } : {}),
       redact: this.parts.redact,
       requests: this.parts.requests,
       observe: this.parts.observe,

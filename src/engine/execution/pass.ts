@@ -102,6 +102,7 @@ export class Pass {
       maxResultBytes: limits.maxResultBytes,
     };
     if (this.#o.source.language) params.language = this.#o.source.language;
+    if (this.#o.program) params.program = this.#o.program;
     const ws = this.#o.workspace;
     if (ws) {
       params.workspace = { dir: ws.dir };
@@ -155,6 +156,13 @@ export class Pass {
     if (this.#final) return;
     this.#released = true;
     this.#o.child.kill(errorInfo("runtime_closed", "The paused sandbox was released"));
+  }
+
+  /** More standard input for a program run; false once the run has answered or ended. */
+  stdin(data: string, eof: boolean): boolean {
+    if (this.#answered || this.#final || !this.#o.program) return false;
+    this.#o.child.stdin(data, eof);
+    return true;
   }
 
   /** Kills the run with a reason (it ends with that error). */

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ProgramRunParams } from "../../sandbox/protocol.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { ErrorInfo } from "../../errors.ts";
 import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
@@ -51,6 +52,8 @@ export interface ScriptRequests {
 /** What one pass needs. */
 export interface PassOptions {
   executionId: string;
+  /** A program run's arguments, environment and input (`runProgram`/`startProgram`). */
+  program?: ProgramRunParams;
   /** The execution's namespace: `codemode` sees this namespace's snippets. */
   namespace: string;
   /** A session's pass: the child stays alive after a clean answer. */

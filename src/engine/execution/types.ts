@@ -4,6 +4,7 @@
  * @module
  */
 import type { ErrorInfo } from "../../errors.ts";
+import type { ProgramRunParams } from "../../sandbox/protocol.ts";
 import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
 import type { CodeForm } from "../source/source.ts";
 import type { LogEntry } from "../logs/buffer.ts";
@@ -30,6 +31,11 @@ export interface ExecuteRequest {
    * with `invalid_request`. Python runs cannot be sessions (`not_supported`).
    */
   language?: string;
+  /**
+   * Set by `runProgram`/`startProgram` (use those): the run is a program with these arguments,
+   * environment variables, working directory and standard input. Needs a `workspace`.
+   */
+  program?: ProgramRunParams;
   /** Passed to the code as `input`. */
   input?: unknown;
   /** Shorthand for `limits.timeoutMs`. */

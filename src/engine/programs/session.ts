@@ -23,8 +23,8 @@ import {
 export interface SessionControl {
   /** Sends standard input to the running program (`eof` closes it); false once it ended. */
   stdin(executionId: string, data: string, eof: boolean): boolean;
-  /** Stops the execution now. */
-  stop(executionId: string): void;
+  /** Stops the execution now; false while it has no child yet (or no longer). */
+  stop(executionId: string): boolean;
 }
 
 /** How a program's execution ended, as the runner reads it. */
@@ -44,6 +44,7 @@ export class LiveProgram implements ProgramSession {
   #resolve!: (r: RunResult) => void;
   #started = performance.now();
   #closed = false;
+  #killed = false;
   #pendingInput: [string, boolean][] = [];
 
   constructor(readonly id: string, readonly control: SessionControl) {
@@ -54,11 +55,31 @@ export class LiveProgram implements ProgramSession {
     return this.#executionId;
   }
 
-  /** The execution started: input written before it is sent now. */
+  /** The execution started: input written before it goes out once its child runs. */
   bind(executionId: string): void {
     this.#executionId = executionId;
-    for (const [data, eof] of this.#pendingInput.splice(0)) {
-      this.control.stdin(executionId, data, eof);
+    this.#deliver();
+    if (this.#killed) this.#stop();
+  }
+
+  /** Stops the execution, trying again until its child runs (or its end is recorded). */
+  #stop(): void {
+    if (this.#result || this.#executionId === "") return;
+    if (!this.control.stop(this.#executionId)) setTimeout(() => this.#stop(), 20);
+  }
+
+  /**
+   * Sends held input in order. Between the execution's start and its child's run the host has
+   * nowhere to send it yet: it stays held and is tried again shortly.
+   */
+  #deliver(): void {
+    while (this.#pendingInput.length > 0 && !this.#result) {
+      const [data, eof] = this.#pendingInput[0];
+      if (!this.control.stdin(this.#executionId, data, eof)) {
+        setTimeout(() => this.#deliver(), 20);
+        return;
+      }
+      this.#pendingInput.shift();
     }
   }
 
@@ -98,11 +119,8 @@ export class LiveProgram implements ProgramSession {
     if (this.#result || this.#closed) {
       return Promise.reject(new CordonError("invalid_state", "The program is not running"));
     }
-    const text = newline ? data + "\n" : data;
-    if (this.#executionId === "") this.#pendingInput.push([text, false]);
-    else if (!this.control.stdin(this.#executionId, text, false)) {
-      return Promise.reject(new CordonError("invalid_state", "The program is not running"));
-    }
+    this.#pendingInput.push([newline ? data + "\n" : data, false]);
+    if (this.#executionId !== "" && this.#pendingInput.length === 1) this.#deliver();
     return Promise.resolve();
   }
 
@@ -112,8 +130,8 @@ export class LiveProgram implements ProgramSession {
    */
   async kill(graceMs = 2_000): Promise<void> {
     if (this.#result) return;
-    if (this.#executionId !== "") this.control.stop(this.#executionId);
-    else this.exit({ exitCode: -1, timedOut: false, note: "killed before it started" });
+    this.#killed = true;
+    this.#stop();
     const wait = Math.min(Math.max(Number(graceMs) || 0, 0), 60_000) + 5_000;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([

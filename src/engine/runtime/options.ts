@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { RunEnvProvider } from "../programs/types.ts";
 import type { HttpConnectorOptions, StateConnectorOptions } from "../../connectors/builtin/mod.ts";
 import type { Connector } from "../../connectors/types.ts";
 import type { ArtifactsOptions } from "../artifacts/api.ts";
@@ -69,6 +70,11 @@ export interface RuntimeOptions {
   sandbox?: SandboxOptions;
   /** Python (`execute({ language: "python" })`): where Pyodide is, and warm Python children. */
   python?: PythonOptions;
+  /**
+   * Environment variables every program run gets (seed 002's `RunEnvProvider`), from its
+   * context; a program's own `env` wins over them. The host's environment is never passed.
+   */
+  runEnv?: RunEnvProvider;
   /** Overrides of {@link DEFAULT_DURABILITY}: holding paused children, leases, expiry. */
   durability?: Partial<DurabilityOptions>;
   /**

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { programsApi } from "./programs.ts";
 import { join, resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Connector } from "../../connectors/types.ts";
@@ -113,6 +114,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     engine.track(() =>
       executeChecked(engine, checker, catalogue, request, settings.typecheck, hooks)
     );
+  const programs = programsApi(engine, execute, folders.workspaces, options.runEnv, assertOpen);
   // One runner per runtime: executeCode keeps callers' sessions keyed by it.
   const codeRunner = { execute, closeSession: (id: string) => runtime.closeSession(id) };
   const runtime: Runtime = {
@@ -122,6 +124,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     ...executionsApi(engine),
     ...sessionsApi(sessions, stores.sessions),
     ...artifactsApi(stores.artifacts, settings.artifactBytes, assertOpen),
+    ...programs,
     pruneExecutions: (o) => pruneExecutions(db, o),
     pruneLogs: (o) => pruneLogs(stores.logs, o),
     executeCode: (request) => executeCode(codeRunner, request),
@@ -150,6 +153,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     async close() {
       if (engine.closed) return;
       stopUpkeep();
+      await programs.closeAllPrograms();
       await sessions.closeAll("runtime_closed");
       await engine.close();
       // Checks still finishing after their runs returned store their findings first.

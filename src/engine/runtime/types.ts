@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ProgramsApi } from "./programs.ts";
 import type { ConnectorCheck, ConnectorInfo } from "../../connectors/types.ts";
 import type { MemoryGuardKind } from "../../sandbox/cgroup.ts";
 import type { OrphanGuardKind } from "../../sandbox/orphan_guard.ts";
@@ -61,6 +62,7 @@ export interface Runtime
     ExecutionsApi,
     ControlApi,
     ArtifactsApi,
+    ProgramsApi,
     RetentionApi {
   /** Runs code in a fresh sandbox. Expected failures come back as `status: "error"`. */
   execute(request: ExecuteRequest, hooks?: ExecuteHooks): Promise<ExecuteResult>;

@@ -162,7 +162,8 @@ async function readInput(ref: string, host: WorkspaceHost): Promise<Uint8Array> 
   return await Deno.readFile(path);
 }
 
-async function readMeta(
+/** A workspace's record (its namespace), or undefined for an id that is not one. */
+export async function readMeta(
   root: string,
   id: string,
 ): Promise<{ namespace: string; bootstrap?: string } | undefined> {

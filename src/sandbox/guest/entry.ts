@@ -18,12 +18,15 @@ import {
   METHOD_PREPARE,
   METHOD_READY,
   METHOD_RUN,
+  METHOD_STDIN,
   type RunParams,
   type RunResult,
+  type StdinParams,
 } from "../protocol.ts";
 import { concealHost } from "./conceal.ts";
 import { installedConnectors, isToolError, prepareConnectors, prepareGlobals } from "./globals.ts";
 import { loadPython, pythonArgs, runPython } from "./python.ts";
+import { beginProgram, ProgramExit, programStdin } from "./program.ts";
 import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
@@ -65,6 +68,9 @@ const peer = new Peer({
   onNotification: (method, params) => {
     if (method === METHOD_PREPARE) {
       prepareConnectors(peer, (params as { connectors: GuestConnector[] }).connectors);
+    } else if (method === METHOD_STDIN) {
+      const p = params as StdinParams;
+      programStdin.push(String(p?.data ?? ""), p?.eof === true);
     }
   },
   onRequest: (method, params) => {
@@ -151,17 +157,22 @@ function checkResult(value: unknown, maxBytes: number): void {
 async function run(params: RunParams): Promise<RunResult> {
   prepareGlobals(peer, params);
   let value: unknown;
+  const program = params.program ? beginProgram({ ...params, program: params.program }) : undefined;
   if (params.language === "python") {
-    value = await runPython(params, installedConnectors());
+    value = await runPython(params, installedConnectors(), program?.env);
     checkResult(value, params.maxResultBytes);
     return { value };
   }
   try {
     const mod = await import("data:text/javascript," + encodeURIComponent(params.module));
     const entry = mod.default;
-    value = typeof entry === "function" ? await entry(params.input) : await entry;
+    const ran = (async () =>
+      typeof entry === "function" ? await entry(params.input) : await entry)();
+    // A program's status is its exit code: 0 when it ends, or what it gave Deno.exit().
+    value = program?.exited ? await Promise.race([ran.then(() => 0), program.exited]) : await ran;
   } catch (err) {
-    throw scriptFailure(err, params.lineOffset);
+    if (!(err instanceof ProgramExit)) throw scriptFailure(err, params.lineOffset);
+    value = err.exitCode;
   }
   checkResult(value, params.maxResultBytes);
   return { value };

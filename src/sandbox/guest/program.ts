@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ProgramRunParams } from "../protocol.ts";
+import type { ProgramRunParams, RunParams } from "../protocol.ts";
 
 /** Characters of input the guest holds unread; the host bounds what it sends too. */
 const MAX_BUFFERED = 8 * 1024 * 1024;
@@ -134,4 +134,17 @@ export function installTsProgram(
   globalThis.addEventListener("error", swallow);
   globalThis.addEventListener("unhandledrejection", swallow);
   return exited;
+}
+
+/**
+ * Starts a program run: its input (given up front, closed unless the program is interactive),
+ * its environment, and for TypeScript `Deno.args`/`env`/`exit` (`exited` settles on `Deno.exit`).
+ */
+export function beginProgram(
+  params: RunParams & { program: ProgramRunParams },
+): { env: Record<string, string>; exited?: Promise<number> } {
+  const p = params.program;
+  const env = programEnv(p, params.workspace?.dir);
+  if (p.stdin !== undefined || !p.interactive) programStdin.push(p.stdin ?? "", !p.interactive);
+  return params.language ? { env } : { env, exited: installTsProgram(p, env) };
 }

@@ -15,6 +15,7 @@ import type { GuestConnector, LogLevel, RunParams } from "../protocol.ts";
 import { concealPath } from "./conceal.ts";
 import { explainPermission } from "./permissions.ts";
 import { PYTHON_BOOT } from "./python_boot.ts";
+import { programStdin } from "./program.ts";
 
 /** What the guest was told about Python on its command line. */
 export interface PythonArgs {
@@ -51,7 +52,8 @@ const failures = new Map<string, ErrorInfo>();
  */
 export function pythonArgs(): PythonArgs | undefined {
   const args = [...Deno.args];
-  Object.defineProperty(Deno, "args", { value: Object.freeze([]), configurable: false });
+  // Configurable: a TypeScript program run gives the script its own arguments here.
+  Object.defineProperty(Deno, "args", { value: Object.freeze([]), configurable: true });
   const dir = args.find((a) => a.startsWith(ARG_PYODIDE))?.slice(ARG_PYODIDE.length);
   if (!dir) return undefined;
   const snapshot = args.find((a) => a.startsWith(ARG_SNAPSHOT))?.slice(ARG_SNAPSHOT.length);
@@ -78,7 +80,11 @@ export async function loadPython(
     stderr: (line: string) => log("error", line),
     ...(snapshot ? { _loadSnapshot: snapshot } : {}),
   }) as Pyodide;
-  py.registerJsModule("_cordon_host", { call });
+  py.registerJsModule("_cordon_host", {
+    call,
+    stdin_readline: () => programStdin.readLine(),
+    stdin_read: (size: number) => programStdin.read(Number(size)),
+  });
   await py.runPythonAsync(PYTHON_BOOT);
   runner = py.globals.get("_cordon_run");
   // Anything later that asks Pyodide where it lives reads the neutral name, not the host path.
@@ -125,6 +131,7 @@ export function hasPython(): boolean {
 export async function runPython(
   params: RunParams,
   connectors: readonly GuestConnector[],
+  env?: Record<string, string>,
 ): Promise<unknown> {
   if (!py || !runner) {
     throw new CordonError("spawn_failed", "This sandbox was not started with Python");
@@ -141,7 +148,8 @@ export async function runPython(
   } catch {
     // An input JSON cannot carry (a bigint): Python sees None.
   }
-  const text = await runner(params.module, input, JSON.stringify(tools), dir ?? "");
+  const program = params.program ? JSON.stringify({ ...params.program, env: env ?? {} }) : "";
+  const text = await runner(params.module, input, JSON.stringify(tools), dir ?? "", program);
   let out: Record<string, unknown>;
   try {
     out = JSON.parse(String(text));

@@ -15,8 +15,9 @@ export const PYTHON_FILE = "main.py";
 
 /** The boot source (Python). `_cordon_host` is the guest's JavaScript module. */
 export const PYTHON_BOOT = `
-import sys, json, types, traceback, os
+import sys, json, types, traceback, os, io
 from pyodide.code import eval_code_async
+from pyodide.ffi import run_sync
 import _cordon_host
 
 _FILE = ${JSON.stringify(PYTHON_FILE)}
@@ -114,11 +115,11 @@ def _plain(v, path):
 
 _NO_PACKAGES = "Cordon offers Pyodide's bundled modules only (the standard library); packages cannot be installed"
 
-def _describe(e):
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == _FILE]
+def _describe(e, fname=_FILE):
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == fname]
     line = frames[-1].lineno if frames else None
     column = (frames[-1].colno or 0) + 1 if frames else 1
-    if isinstance(e, SyntaxError) and e.filename == _FILE:
+    if isinstance(e, SyntaxError) and e.filename == fname:
         line = e.lineno
         column = e.offset or 1
     name = type(e).__name__
@@ -140,20 +141,68 @@ def _flush():
         except Exception:
             pass
 
-async def _cordon_run(source, input_json, connectors_json, cwd):
+class _Stdin(io.TextIOBase):
+    """A program's standard input: lines the host sends, read as they arrive."""
+    def readable(self):
+        return True
+    def readline(self, size=-1):
+        line = run_sync(_cordon_host.stdin_readline())
+        return line if size is None or size < 0 else line[:size]
+    def read(self, size=-1):
+        return run_sync(_cordon_host.stdin_read(-1 if size is None else size))
+    def __iter__(self):
+        while True:
+            line = self.readline()
+            if not line:
+                return
+            yield line
+
+def _exit_status(e):
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+def _begin_program(program, cwd, g):
+    sys.argv = [program["argv0"], *program["args"]]
+    os.environ.clear()
+    os.environ.update(program["env"])
+    sys.stdin = _Stdin()
+    g["__file__"] = program["argv0"]
+    if cwd and program["cwd"]:
+        here = os.path.join(cwd, program["cwd"])
+        os.makedirs(here, exist_ok=True)
+        os.chdir(here)
+    return program["argv0"] if program["argv0"].endswith(".py") else _FILE
+
+async def _cordon_run(source, input_json, connectors_json, cwd, program_json=""):
     value = json.loads(input_json)
     cordon.input = value
     g = {"__name__": "__main__", "__builtins__": __builtins__, "INPUT": value}
     for name, tools in json.loads(connectors_json).items():
         g[name] = Connector(name, tools)
+    fname = _FILE
+    program = json.loads(program_json) if program_json else None
     try:
         if cwd:
             os.chdir(cwd)
-        result = await eval_code_async(source, g, filename=_FILE)
+        if program:
+            fname = _begin_program(program, cwd, g)
+        result = await eval_code_async(source, g, filename=fname)
+    except SystemExit as e:
+        _flush()
+        if not program:
+            return json.dumps({"ok": False, **_describe(e, fname)})
+        return json.dumps({"ok": True, "value": _exit_status(e)})
     except BaseException as e:
         _flush()
-        return json.dumps({"ok": False, **_describe(e)})
+        return json.dumps({"ok": False, **_describe(e, fname)})
     _flush()
+    if program:
+        return json.dumps({"ok": True, "value": 0})
     try:
         return json.dumps({"ok": True, "value": _plain(result, "result")}, allow_nan=False)
     except _NotPlain as e:
