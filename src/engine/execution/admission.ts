@@ -34,7 +34,11 @@ export interface Admitted {
 }
 
 /** Checks a request and admits it; throws (leaving nothing behind) when it is refused. */
-export async function admitRequest(parts: EngineParts, request: ExecuteRequest): Promise<Admitted> {
+export async function admitRequest(
+  parts: EngineParts,
+  request: ExecuteRequest,
+  executionId?: string,
+): Promise<Admitted> {
   if (request === null || typeof request !== "object") {
     throw new CordonError("invalid_request", "execute() takes an object with code");
   }
@@ -44,7 +48,7 @@ export async function admitRequest(parts: EngineParts, request: ExecuteRequest):
   const base = { heapMiB: limits.heapMiB, netAllow: normalizeNetAllow(request.policy?.net) };
   const namespace = checkNamespace(request.namespace);
   checkInput(request.input);
-  const { session, workspace, policy } = await admit(parts, request, namespace, base);
+  const { session, workspace, policy } = await admit(parts, request, namespace, base, executionId);
   return { limits, policy, namespace, session, workspace };
 }
 
@@ -54,6 +58,7 @@ async function admit(
   request: ExecuteRequest,
   namespace: string,
   base: SandboxPolicy,
+  executionId?: string,
 ): Promise<{ session?: SessionUse; workspace?: Workspace; policy: SandboxPolicy }> {
   let policy = base;
   let workspace: Workspace | undefined;
@@ -72,7 +77,13 @@ async function admit(
         "A session's workspace is given when the session starts (session: true)",
       );
     }
-    workspace = await prepareWorkspace(wanted, { ...parts.workspaces, namespace });
+    const traceparent = typeof request.traceparent === "string" ? request.traceparent : undefined;
+    workspace = await prepareWorkspace(wanted, {
+      ...parts.workspaces,
+      namespace,
+      ...(traceparent ? { traceparent } : {}),
+      ...(executionId ? { execId: executionId } : {}),
+    });
   } else if (held?.workspace) {
     // A session's executions share its workspace; this one may say what to collect.
     const asked = request.workspace === undefined

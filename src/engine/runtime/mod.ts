@@ -12,6 +12,7 @@ export {
   MAX_PREWARM,
   type RuntimeOptions,
   type SandboxOptions,
+  type WorkspaceOptions,
 } from "./options.ts";
 export {
   DEFAULT_EXECUTION_RETAIN_MS,
@@ -19,4 +20,9 @@ export {
   type RetentionApi,
   type RetentionOptions,
 } from "./retention.ts";
-export type { Runtime, RuntimeCapabilities, RuntimeHealth } from "./types.ts";
+export type {
+  Runtime,
+  RuntimeCapabilities,
+  RuntimeHealth,
+  WorkspaceCapabilities,
+} from "./types.ts";
