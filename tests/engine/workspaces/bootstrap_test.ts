@@ -11,9 +11,9 @@ import {
 import { denoRunner } from "../../_helpers/deno_runner.ts";
 
 async function open(): Promise<{ rt: Runtime; runner: ReturnType<typeof denoRunner> }> {
-  let rt: Runtime | undefined;
-  const runner = denoRunner(() => rt!);
-  rt = await createRuntime({
+  const late: { rt?: Runtime } = {};
+  const runner = denoRunner(() => late.rt!);
+  const rt = late.rt = await createRuntime({
     db: ":memory:",
     pool: { size: 0 },
     typecheck: "off",
@@ -205,9 +205,9 @@ Deno.test("bootstrap: an optional step's failure is a warning; a required one fa
 Deno.test("init hooks run once in order after creation; 20 concurrent acquires create one workspace", async () => {
   const { WorkspaceRegistry } = await import("./_imports.ts");
   const order: string[] = [];
-  let rt: Runtime | undefined;
-  const runner = denoRunner(() => rt!);
-  rt = await createRuntime({
+  const late: { rt?: Runtime } = {};
+  const runner = denoRunner(() => late.rt!);
+  const rt = late.rt = await createRuntime({
     db: ":memory:",
     pool: { size: 0 },
     typecheck: "off",
