@@ -120,8 +120,8 @@ async function writeInto(dir: string, to: string, data: Uint8Array): Promise<voi
 
 /**
  * Stages `specs` into the workspace directory `dir`, in order, recording each in `md` (an
- * {@link InputRecord}; a skill also as a {@link SkillMeta}). `trusted` is false for requests
- * that came over HTTP or MCP: `host://` is then refused whatever the runtime allows.
+ * {@link InputRecord}; a skill also as a {@link SkillMeta}). `host://` is refused unless the
+ * host lists roots (the HTTP API's schema takes no `host://` at all).
  */
 export async function stageInputs(
   dir: string,
@@ -166,9 +166,6 @@ export async function stageInputs(
       }
       await stageFile(dir, spec.to, await Deno.readFile(path), ctx);
     } else if (scheme === "host") {
-      if (host.untrusted) {
-        throw new CordonError("policy_denied", "host:// inputs are for library callers only");
-      }
       const real = await allowedHostPath(`/${rest.replace(/^\/+/, "")}`, host.hostRoots);
       await stageDir(real, dir, spec.to, ctx);
       record.resolved = real;

@@ -56,8 +56,8 @@ export interface WorkspaceLayout {
 
 /**
  * Creates `skills/ work/ runs/ out/` under `root` when absent and returns their full paths
- * (and that of `metadata.json`, which {@link ensureMetadata} writes). Never follows a symlink:
- * a layout directory that is one is refused by the workspace's symlink check before this runs.
+ * (and that of `metadata.json`, which `saveMetadata` writes). The layout is the host's: a
+ * file a script left where a layout directory goes is removed and the directory made.
  */
 export async function ensureLayout(root: string): Promise<WorkspaceLayout> {
   const layout: WorkspaceLayout = {
@@ -69,6 +69,9 @@ export async function ensureLayout(root: string): Promise<WorkspaceLayout> {
     metadata: join(root, META_FILE_NAME),
   };
   for (const dir of [layout.skills, layout.work, layout.runs, layout.out]) {
+    const info = await Deno.lstat(dir).catch(() => undefined);
+    if (info?.isDirectory) continue;
+    if (info) await Deno.remove(dir);
     await Deno.mkdir(dir, { recursive: true });
   }
   return layout;

@@ -123,8 +123,6 @@ export interface WorkspaceHost {
   hostRoots?: readonly string[];
   /** Where `skill://<name>/…` inputs come from. */
   skillsRoot?: string;
-  /** The request came over HTTP or MCP: `host://` is refused whatever `hostRoots` says. */
-  untrusted?: boolean;
   /** Runs bootstrap commands (absent: a bootstrap with commands is `not_supported`). */
   runner?: ProgramRunner;
   /** Run in order after a workspace is created (not when one is reopened). */

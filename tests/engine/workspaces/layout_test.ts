@@ -145,8 +145,11 @@ Deno.test("metadata: a script writing junk into metadata.json never breaks the h
   await using rt = await open();
   const first = await rt.execute({
     workspace: { persist: true },
-    code:
-      `await Deno.writeTextFile(workspace.dir + "/metadata.json", "\\u0000 not json"); return 1`,
+    code: `await Deno.writeTextFile(workspace.dir + "/metadata.json", "\\u0000 not json");
+      // A file where out/ goes: the host's layout is restored on the next use.
+      await Deno.remove(workspace.dir + "/out", { recursive: true });
+      await Deno.writeTextFile(workspace.dir + "/out", "not a directory");
+      return 1`,
   });
   ok(first);
   const id = report(first).id;
