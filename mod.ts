@@ -193,6 +193,7 @@ export {
   type OutputSpec,
   type PreparedRecord,
   type ProgramRunner,
+  type ResourceLimits,
   type RunProgramSpec,
   type RunResult,
   saveMetadata,

@@ -96,7 +96,9 @@ async function admit(
       );
     }
     const outputs = asked?.outputs;
-    workspace = { ...held.workspace, outputs, persist: true };
+    // What preparing it warned of was reported by the run that started the session.
+    const { warnings: _reported, ...kept } = held.workspace;
+    workspace = { ...kept, outputs, persist: true };
   } else if (request.workspace !== undefined) {
     throw new CordonError("invalid_request", "This session was started without a workspace");
   }

@@ -19,6 +19,7 @@ export {
   type OutputManifest,
   type OutputSpec,
   type ProgramRunner,
+  type ResourceLimits,
   type RunProgramSpec,
   type RunResult,
   WORKSPACE_DEFAULTS,

@@ -102,6 +102,19 @@ export interface WorkspaceRef {
   dir: string;
 }
 
+/**
+ * Resource limits of a program run (the document's ResourceLimits): a runner that cannot
+ * enforce one reports it rather than ignoring it silently.
+ */
+export interface ResourceLimits {
+  /** An approximate percentage of one CPU. */
+  cpuPercent?: number;
+  /** Memory in MiB. */
+  memoryMB?: number;
+  /** The most processes and threads. */
+  maxPIDs?: number;
+}
+
 /** A program invocation in a workspace (the document's RunProgramSpec). */
 export interface RunProgramSpec {
   /** The program to run. */
@@ -116,6 +129,8 @@ export interface RunProgramSpec {
   stdin?: string;
   /** The most it may run, in ms. */
   timeoutMs?: number;
+  /** Its resource limits. */
+  limits?: ResourceLimits;
 }
 
 /** One program run's result (the document's RunResult). */

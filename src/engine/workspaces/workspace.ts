@@ -111,7 +111,6 @@ async function prepare(
     await ensureLayout(real);
     const { metadata, error } = await loadMetadata(real);
     const warnings: string[] = error ? [error.message] : [];
-    await saveMetadata(real, metadata);
     if (created && host.initHooks?.length) {
       const env = { workspace: ref, host, runner: host.runner, execId: host.execId };
       await runInitHooks(host.initHooks, env);
