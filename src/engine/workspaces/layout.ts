@@ -68,12 +68,13 @@ export async function ensureLayout(root: string): Promise<WorkspaceLayout> {
     out: join(root, DIR_OUT),
     metadata: join(root, META_FILE_NAME),
   };
-  for (const dir of [layout.skills, layout.work, layout.runs, layout.out]) {
+  // Side by side: on a reopened workspace this is four stats, one round.
+  await Promise.all([layout.skills, layout.work, layout.runs, layout.out].map(async (dir) => {
     const info = await Deno.lstat(dir).catch(() => undefined);
-    if (info?.isDirectory) continue;
+    if (info?.isDirectory) return;
     if (info) await Deno.remove(dir);
     await Deno.mkdir(dir, { recursive: true });
-  }
+  }));
   return layout;
 }
 

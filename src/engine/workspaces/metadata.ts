@@ -173,13 +173,14 @@ export async function loadMetadata(root: string): Promise<LoadedMetadata> {
   let parsed: unknown;
   try {
     using file = await Deno.open(path, { read: true });
-    const buffer = new Uint8Array(MAX_METADATA_BYTES + 1);
+    // Sized by the stat, one byte over to see growth since; never past the bound.
+    const buffer = new Uint8Array(Math.min(info.size, MAX_METADATA_BYTES) + 1);
     let filled = 0;
     for (;;) {
       const n = await file.read(buffer.subarray(filled));
       if (n === null || (filled += n) >= buffer.length) break;
     }
-    if (filled > MAX_METADATA_BYTES) return refuse(`is over ${MAX_METADATA_BYTES} bytes`);
+    if (filled > info.size) return refuse("changed while it was read");
     parsed = JSON.parse(
       new TextDecoder("utf-8", { fatal: true }).decode(buffer.subarray(0, filled)),
     );

@@ -78,7 +78,10 @@ async function readAtMost(path: string, max: number): Promise<Uint8Array | undef
   return filled > max ? undefined : buffer.subarray(0, filled);
 }
 
-/** Collects outputs by glob, bounded; saves them as artifacts when asked; records it all. */
+/**
+ * Collects outputs by glob, bounded; saves them as artifacts when asked; returns the report
+ * with its manifest, and records the collection in metadata.json when the workspace is kept.
+ */
 export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
   const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
   if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
@@ -93,6 +96,8 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
     const manifest = await collect(ws, host, spec, report);
     span.setAttribute(ATTR_COUNT, manifest.files.length);
     report.manifest = manifest;
+    // A throwaway workspace is removed next: nobody would read the record.
+    if (!ws.persist) return report;
     const saved = manifest.files.filter((f) => f.savedAs !== undefined);
     const metaError = await updateMetadata(ws.dir, (md) => {
       const record: OutputRecord = {

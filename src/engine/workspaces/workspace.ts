@@ -108,8 +108,7 @@ async function prepare(
     if (created) await writeMeta(host.root, id, { namespace: host.namespace });
     const real = await Deno.realPath(dir);
     const ref = { id, dir: real };
-    await ensureLayout(real);
-    const { metadata, error } = await loadMetadata(real);
+    const [, { metadata, error }] = await Promise.all([ensureLayout(real), loadMetadata(real)]);
     const warnings: string[] = error ? [error.message] : [];
     if (created && host.initHooks?.length) {
       const env = { workspace: ref, host, runner: host.runner, execId: host.execId };
