@@ -10,6 +10,8 @@ import { stageInputs } from "./inputs.ts";
 import { loadMetadata, saveMetadata } from "./metadata.ts";
 import { insidePath } from "./request.ts";
 import type { InputSpec, WorkspaceInitEnv, WorkspaceInitFn } from "./types.ts";
+import { ATTR_CMD, ATTR_CWD, ATTR_EXIT_CODE, ATTR_TIMED_OUT, inSpan } from "./tracing.ts";
+import { SPAN_WORKSPACE_RUN, traceContext } from "./tracing.ts";
 
 /** One init-time program run (a run spec without limits); `name` labels its errors. */
 export interface WorkspaceInitCommand {
@@ -59,7 +61,20 @@ export function workspaceInitHook(spec: WorkspaceInitSpec): WorkspaceInitFn {
         );
       }
       if (c.cwd !== undefined) insidePath(c.cwd);
-      const r = await env.runner.runProgram(env.workspace, c);
+      const runner = env.runner;
+      const attrs = { [ATTR_CMD]: c.cmd, [ATTR_CWD]: c.cwd ?? "" };
+      const r = await inSpan(
+        SPAN_WORKSPACE_RUN,
+        attrs,
+        traceContext(env.host.traceparent),
+        async (span) => {
+          const { name: _label, ...spec } = c;
+          const result = await runner.runProgram(env.workspace, spec);
+          span.setAttribute(ATTR_EXIT_CODE, result.exitCode);
+          span.setAttribute(ATTR_TIMED_OUT, result.timedOut);
+          return result;
+        },
+      );
       if (r.exitCode !== 0 || r.timedOut) {
         throw new CordonError(
           "script_error",
