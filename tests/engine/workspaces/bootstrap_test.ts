@@ -176,6 +176,20 @@ Deno.test("bootstrap: an optional step's failure is a warning; a required one fa
   assert.equal(error.code, "script_error");
   assert.equal(error.details?.key, "exit3");
   assert.match(error.message, /exit3/);
+  // A command stopped at its timeout fails as timed out.
+  const slow = await rt.execute({
+    workspace: {
+      bootstrap: {
+        files: [{ target: "spin.ts", content: "while (true) {}" }],
+        commands: [{ key: "spin", cmd: "deno", args: ["spin.ts"], timeoutMs: 500 }],
+      },
+    },
+    code: "return 'ran'",
+  });
+  const timedOut = (slow as { error?: { message: string; details?: Record<string, unknown> } })
+    .error!;
+  assert.deepEqual(timedOut.details, { key: "spin", exitCode: 1, timedOut: true });
+  assert.match(timedOut.message, /spin timed out/);
   // A command with no runner, and hostile steps, are refused.
   await using plain = await createRuntime({ db: ":memory:", pool: { size: 0 }, typecheck: "off" });
   const none = await plain.execute({
