@@ -15,6 +15,7 @@
  */
 import { CordonError } from "../../errors.ts";
 import type { CodeBlock } from "./code_blocks.ts";
+import { DEFAULT_EXEC_FILE_MODE, DEFAULT_SCRIPT_FILE_MODE } from "../workspaces/layout.ts";
 
 /** The start and end markers of a code block (the document's `CodeBlockDelimiter`). */
 export interface CodeBlockDelimiter {
@@ -97,13 +98,6 @@ export interface BlockSpec {
   /** Arguments before the file name. */
   args: string[];
 }
-
-/** POSIX mode of a text script (the document's `DefaultScriptFileMode`). */
-export const DEFAULT_SCRIPT_FILE_MODE = 0o644;
-/** POSIX mode of an executable (the document's `DefaultExecFileMode`). */
-export const DEFAULT_EXEC_FILE_MODE = 0o755;
-/** Where inline blocks are written in a workspace, and run from (`InlineSourceDir`). */
-export const INLINE_SOURCE_DIR = "src";
 
 /** Block languages and what they run as: the document's two, then Cordon's own. */
 const BLOCK_KINDS: Record<string, { ext: string; mode: number; cmd: string }> = {

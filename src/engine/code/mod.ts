@@ -17,8 +17,5 @@ export {
   buildBlockSpec,
   type CodeBlockDelimiter,
   DEFAULT_CODE_BLOCK_DELIMITER,
-  DEFAULT_EXEC_FILE_MODE,
-  DEFAULT_SCRIPT_FILE_MODE,
   extractCodeBlock,
-  INLINE_SOURCE_DIR,
 } from "./delimited.ts";

@@ -36,7 +36,11 @@ export interface Admitted {
 }
 
 /** Checks a request and admits it; throws (leaving nothing behind) when it is refused. */
-export async function admitRequest(parts: EngineParts, request: ExecuteRequest): Promise<Admitted> {
+export async function admitRequest(
+  parts: EngineParts,
+  request: ExecuteRequest,
+  executionId?: string,
+): Promise<Admitted> {
   if (request === null || typeof request !== "object") {
     throw new CordonError("invalid_request", "execute() takes an object with code");
   }
@@ -63,7 +67,7 @@ export async function admitRequest(parts: EngineParts, request: ExecuteRequest):
       throw new CordonError("invalid_request", "A program runs in a workspace");
     }
   }
-  const { session, workspace, policy } = await admit(parts, request, namespace, base);
+  const { session, workspace, policy } = await admit(parts, request, namespace, base, executionId);
   return { limits, policy, namespace, session, workspace };
 }
 
@@ -73,6 +77,7 @@ async function admit(
   request: ExecuteRequest,
   namespace: string,
   base: SandboxPolicy,
+  executionId?: string,
 ): Promise<{ session?: SessionUse; workspace?: Workspace; policy: SandboxPolicy }> {
   let policy = base;
   let workspace: Workspace | undefined;
@@ -91,7 +96,13 @@ async function admit(
         "A session's workspace is given when the session starts (session: true)",
       );
     }
-    workspace = await prepareWorkspace(wanted, { ...parts.workspaces, namespace });
+    const traceparent = typeof request.traceparent === "string" ? request.traceparent : undefined;
+    workspace = await prepareWorkspace(wanted, {
+      ...parts.workspaces,
+      namespace,
+      ...(traceparent ? { traceparent } : {}),
+      ...(executionId ? { execId: executionId } : {}),
+    });
   } else if (held?.workspace) {
     // A session's executions share its workspace; this one may say what to collect.
     const asked = request.workspace === undefined
@@ -104,7 +115,9 @@ async function admit(
       );
     }
     const outputs = asked?.outputs;
-    workspace = { ...held.workspace, outputs, persist: true };
+    // What preparing it warned of was reported by the run that started the session.
+    const { warnings: _reported, ...kept } = held.workspace;
+    workspace = { ...kept, outputs, persist: true };
   } else if (request.workspace !== undefined) {
     throw new CordonError("invalid_request", "This session was started without a workspace");
   }

@@ -89,7 +89,7 @@ export class Engine {
     let admitted: Admitted;
     await keepTurnShort(); // fifty executions arriving at once start over several turns
     try {
-      admitted = await admitRequest(this.parts, request);
+      admitted = await admitRequest(this.parts, request, id);
     } catch (err) {
       const trace = traceIdFor((request as { traceparent?: unknown } | null)?.traceparent, id);
       return early(id, startedAt, toErrorInfo(err, "invalid_request"), this.parts, "error", trace);

@@ -64,7 +64,7 @@ export async function recordEnd(
         delete partial.result;
       }
     }
-    if (!ws.persist) await removeWorkspace(host.root, ws.id);
+    if (!ws.persist) await removeWorkspace(host.root, ws.id, ws);
   }
   if (parts.events.active) {
     parts.events.emit({ type: "done", executionId: row.id, ...partial } as ExecutionEvent);

@@ -13,6 +13,7 @@ export {
   type PythonOptions,
   type RuntimeOptions,
   type SandboxOptions,
+  type WorkspaceOptions,
 } from "./options.ts";
 export {
   DEFAULT_EXECUTION_RETAIN_MS,
@@ -20,4 +21,9 @@ export {
   type RetentionApi,
   type RetentionOptions,
 } from "./retention.ts";
-export type { Runtime, RuntimeCapabilities, RuntimeHealth } from "./types.ts";
+export type {
+  Runtime,
+  RuntimeCapabilities,
+  RuntimeHealth,
+  WorkspaceCapabilities,
+} from "./types.ts";

@@ -14,6 +14,24 @@ import type { LogOptions, RedactOptions } from "../logs/settings.ts";
 import type { SessionSettings } from "../sessions/manager.ts";
 import type { TypecheckMode } from "../typecheck/checker.ts";
 import type { RetentionOptions } from "./retention.ts";
+import type { ProgramRunner, WorkspaceInitFn } from "../workspaces/types.ts";
+
+/** How workspaces are kept and staged. */
+export interface WorkspaceOptions {
+  /** How long a kept one may sit unused before it is removed (default 7 days). */
+  retainMs?: number;
+  /**
+   * Absolute host directories `host://` inputs may copy from (default none: `host://` is
+   * refused). Library callers only: the HTTP API takes no input list, so no `host://`.
+   */
+  hostRoots?: string[];
+  /** The host directory `skill://<name>/…` inputs come from (`<skillsRoot>/<name>`). */
+  skillsRoot?: string;
+  /** Runs bootstrap commands and init-hook commands (absent: those are `not_supported`). */
+  runner?: ProgramRunner;
+  /** Run in order once after each workspace is created, before anything is staged. */
+  initHooks?: WorkspaceInitFn[];
+}
 
 /** The most children `runtime.prewarm(count)` makes wait at once. */
 export const MAX_PREWARM = 256;
@@ -103,8 +121,8 @@ export interface RuntimeOptions {
   logs?: LogOptions;
   /** Execution retention: how long ended executions are kept, and how many per namespace. */
   retention?: RetentionOptions;
-  /** Workspaces: how long a kept one may sit unused before it is removed (default 7 days). */
-  workspaces?: { retainMs?: number };
+  /** Workspaces: retention, `host://` roots, skills, the program runner and init hooks. */
+  workspaces?: WorkspaceOptions;
   /** Sessions: idle TTL, how many at once, and how much recovery history to keep. */
   sessions?: Partial<SessionSettings>;
   /** Artifacts: versioned files in the database; `maxBytes` caps one version (default 32 MiB). */

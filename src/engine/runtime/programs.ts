@@ -26,7 +26,7 @@ import type {
 } from "../programs/types.ts";
 import { insidePath } from "../workspaces/request.ts";
 import type { WorkspaceRequest } from "../workspaces/types.ts";
-import { readMeta } from "../workspaces/workspace.ts";
+import { readMeta } from "../workspaces/owner.ts";
 
 /** The largest program file read from a workspace. */
 const MAX_PROGRAM_BYTES = 4 * 1024 * 1024;
@@ -65,7 +65,7 @@ async function readWorkspaceFile(
   namespace: string,
 ): Promise<string | undefined> {
   const rel = insidePath(path);
-  const inline = workspace.files?.[rel] ?? workspace.bootstrap?.[rel];
+  const inline = workspace.files?.[rel];
   if (inline !== undefined) {
     return typeof inline === "string" ? inline : new TextDecoder().decode(
       Uint8Array.from(atob(inline.base64), (c) => c.charCodeAt(0)),

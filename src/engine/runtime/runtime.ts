@@ -26,7 +26,7 @@ import type { ExecuteHooks, ExecuteRequest } from "../execution/types.ts";
 import { pruneLogs } from "../logs/settings.ts";
 import { PackageSet } from "../packages/mod.ts";
 import { sessionsApi } from "../sessions/api.ts";
-import { runtimeCapabilities } from "./capabilities.ts";
+import { runtimeCapabilities, workspaceStaging } from "./capabilities.ts";
 import { checkConnector, closeConnectors, openConnectors, watchToolChanges } from "./connectors.ts";
 import { childEnvironment, hostGuards, runtimeFolders } from "./environment.ts";
 import { MAX_PREWARM, type RuntimeOptions } from "./options.ts";
@@ -100,6 +100,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     packages,
     workspaces: {
       root: folders.workspaces,
+      ...workspaceStaging(options.workspaces),
       artifact: (ref, o) => runtime.artifact(ref, o),
       saveArtifact: (o) => runtime.saveArtifact(o),
     },

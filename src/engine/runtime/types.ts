@@ -51,6 +51,28 @@ export interface RuntimeCapabilities {
   declarationHash: string;
   /** The npm packages scripts may import, name to version. */
   packages: Record<string, string>;
+  /** What workspaces offer, in the executor document's Capabilities fields. */
+  workspace: WorkspaceCapabilities;
+}
+
+/** The executor document's Capabilities, answered for this runtime's workspaces. */
+export interface WorkspaceCapabilities {
+  /**
+   * How a run is isolated: `process`, a `deno run` child per run (or per session) with
+   * Deno permissions for its workspace only, host-enforced limits, no environment.
+   */
+  isolation: "process";
+  /**
+   * True: a run may reach the network, but only the hosts its execution's `policy.net`
+   * lists (none by default; private addresses never).
+   */
+  networkAllowed: boolean;
+  /** False: inputs and skills are copied into the workspace, never mounted. */
+  readOnlyMount: boolean;
+  /** True: console lines stream as `log` events (server-sent events over HTTP) during a run. */
+  streaming: boolean;
+  /** The default workspace quota in bytes (a request may set its own `quotaBytes`). */
+  maxDiskBytes: number;
 }
 
 /** The engine. Dispose it (`await using`) to kill every child it started. */

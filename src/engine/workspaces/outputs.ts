@@ -10,6 +10,27 @@ import type { Workspace, WorkspaceHost, WorkspaceOutput, WorkspaceReport } from 
 import { WORKSPACE_DEFAULTS } from "./types.ts";
 import { compileGlob } from "./glob.ts";
 import { nextTurn } from "../../loop.ts";
+import { mimeTypeOf, OCTET_STREAM } from "../artifacts/mime.ts";
+import { META_FILE_NAME } from "./layout.ts";
+import { type OutputRecord, updateMetadata } from "./metadata.ts";
+import {
+  type FileRef,
+  isTextMime,
+  MAX_INLINE_OUTPUT_BYTES,
+  type OutputManifest,
+  type OutputSpec,
+  parseOutputSpec,
+  savedName,
+} from "./manifest.ts";
+import {
+  ATTR_COUNT,
+  ATTR_EXEC_ID,
+  ATTR_PATH,
+  ATTR_PATTERNS,
+  inSpan,
+  traceContext,
+} from "./tracing.ts";
+import { SPAN_WORKSPACE_COLLECT, SPAN_WORKSPACE_INLINE } from "./tracing.ts";
 
 /**
  * Matching work done between two turns of the event loop. A workspace holds
@@ -57,12 +78,50 @@ async function readAtMost(path: string, max: number): Promise<Uint8Array | undef
   return filled > max ? undefined : buffer.subarray(0, filled);
 }
 
-/** Collects outputs by glob, bounded; saves them as artifacts when asked. */
+/**
+ * Collects outputs by glob, bounded; saves them as artifacts when asked; returns the report
+ * with its manifest, and records the collection in metadata.json when the workspace is kept.
+ */
 export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promise<WorkspaceReport> {
   const report: WorkspaceReport = { id: ws.id, persisted: ws.persist, outputs: [], limitsHit: [] };
   if (ws.bootstrapped !== undefined) report.bootstrapped = ws.bootstrapped;
-  const spec = ws.outputs;
-  if (!spec) return report;
+  if (ws.warnings?.length) report.warnings = [...ws.warnings];
+  if (!ws.outputs) return report;
+  const spec = parseOutputSpec(ws.outputs);
+  const attrs = {
+    [ATTR_PATTERNS]: spec.globs,
+    ...(ws.execId ? { [ATTR_EXEC_ID]: ws.execId } : {}),
+  };
+  return await inSpan(SPAN_WORKSPACE_COLLECT, attrs, traceContext(ws.traceparent), async (span) => {
+    const manifest = await collect(ws, host, spec, report);
+    span.setAttribute(ATTR_COUNT, manifest.files.length);
+    report.manifest = manifest;
+    // A throwaway workspace is removed next: nobody would read the record.
+    if (!ws.persist) return report;
+    const saved = manifest.files.filter((f) => f.savedAs !== undefined);
+    const metaError = await updateMetadata(ws.dir, (md) => {
+      const record: OutputRecord = {
+        globs: spec.globs,
+        limits_hit: manifest.limitsHit,
+        ts: new Date().toISOString(),
+      };
+      if (saved.length) {
+        record.saved_as = saved.map((f) => f.savedAs!);
+        record.versions = saved.map((f) => f.version!);
+      }
+      (md.outputs ??= []).push(record);
+    }).catch((err) => err as Error);
+    if (metaError) (report.warnings ??= []).push(metaError.message);
+    return report;
+  });
+}
+
+async function collect(
+  ws: Workspace,
+  host: WorkspaceHost,
+  spec: OutputSpec,
+  report: WorkspaceReport,
+): Promise<OutputManifest> {
   const patterns = spec.globs.map(compileGlob);
   const maxFiles = spec.maxFiles ?? WORKSPACE_DEFAULTS.maxFiles;
   const maxFileBytes = spec.maxFileBytes ?? WORKSPACE_DEFAULTS.maxFileBytes;
@@ -71,13 +130,14 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
   const found: { path: string; size: number }[] = [];
   let slice = performance.now();
   for await (const f of walk(ws.dir)) {
-    if (patterns.some((p) => p.test(f.path))) found.push(f);
+    if (f.path !== META_FILE_NAME && patterns.some((p) => p.test(f.path))) found.push(f);
     if (performance.now() - slice > MATCH_SLICE_MS) {
       await nextTurn();
       slice = performance.now();
     }
   }
   found.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const files: FileRef[] = [];
   let total = 0;
   for (const f of found) {
     if (report.outputs.length >= maxFiles) {
@@ -93,7 +153,11 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
       break;
     }
     const out: WorkspaceOutput = { path: f.path, size: f.size };
-    if (spec.saveAs) {
+    const mimeType = mimeTypeOf(f.path) ?? OCTET_STREAM;
+    const ref: FileRef = { name: f.path, mimeType, sizeBytes: f.size, truncated: false };
+    const name = savedName(spec, f.path);
+    const inline = spec.inline === true && isTextMime(mimeType);
+    if (name !== undefined || inline) {
       // The size that counts is the bytes read, not what a stat said before: a file that
       // grew since is refused (its writer is stopped or gone by now, so it should not).
       const data = await readAtMost(resolve(ws.dir, f.path), Math.min(f.size, maxFileBytes));
@@ -105,17 +169,30 @@ export async function collectOutputs(ws: Workspace, host: WorkspaceHost): Promis
         hit.add("maxTotalBytes");
         break;
       }
-      out.size = data.length;
-      const info = await host.saveArtifact({
-        name: `${spec.saveAs.prefix}${f.path}`,
-        data,
-        namespace: host.namespace,
-      });
-      out.ref = info.ref;
+      out.size = ref.sizeBytes = data.length;
+      if (inline) inlineContent(ref, data, ws);
+      if (name !== undefined) {
+        const info = await host.saveArtifact({ name, data, mimeType, namespace: host.namespace });
+        if (spec.saveAs) out.ref = info.ref;
+        ref.savedAs = info.name;
+        ref.version = info.version;
+      }
     }
     total += out.size;
     report.outputs.push(out);
+    files.push(ref);
   }
   report.limitsHit = [...hit];
-  return report;
+  return { files, limitsHit: hit.size > 0 };
+}
+
+/** Sets a text file's content on its reference, cut at {@link MAX_INLINE_OUTPUT_BYTES}. */
+function inlineContent(ref: FileRef, data: Uint8Array, ws: Workspace): void {
+  const cut = data.length > MAX_INLINE_OUTPUT_BYTES;
+  const text = new TextDecoder().decode(cut ? data.subarray(0, MAX_INLINE_OUTPUT_BYTES) : data);
+  // A cut may split a character: a trailing replacement character is dropped.
+  ref.content = cut ? text.replace(/\uFFFD$/, "") : text;
+  ref.truncated = cut;
+  const attrs = { [ATTR_PATH]: ref.name, [ATTR_COUNT]: data.length };
+  void inSpan(SPAN_WORKSPACE_INLINE, attrs, traceContext(ws.traceparent), () => Promise.resolve());
 }

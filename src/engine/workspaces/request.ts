@@ -34,8 +34,8 @@ export function insidePath(path: unknown): string {
   return norm;
 }
 
-/** Checks a request's shape before anything is written. */
-export function checkWorkspaceRequest(req: unknown): WorkspaceRequest {
+/** Checks the shape of a request in its original form (map inputs and bootstrap, camelCase outputs). */
+export function checkBaseRequest(req: unknown): WorkspaceRequest {
   if (req === null || typeof req !== "object" || Array.isArray(req)) {
     throw bad("give an object ({ files?, inputs?, outputs?, persist?, id? })");
   }

@@ -5,27 +5,26 @@
  * @module
  */
 import type { ArtifactContent, ArtifactInfo, SaveArtifactOptions } from "../artifacts/api.ts";
-
-/** Output collection. */
-export interface WorkspaceOutputs {
-  /** Globs relative to the workspace (`**` crosses directories): `out/**`, `*.csv`. */
-  globs: string[];
-  /** At most this many files (default 100). */
-  maxFiles?: number;
-  /** Files larger than this are skipped (default 10 MiB). */
-  maxFileBytes?: number;
-  /** Collection stops past this total (default 50 MiB). */
-  maxTotalBytes?: number;
-  /** Save each collected file as an artifact named `<prefix><path>` (a new version if it exists). */
-  saveAs?: { prefix: string };
-}
+import type {
+  InputSpec,
+  OutputManifest,
+  OutputSpec,
+  ProgramRunner,
+  WorkspaceBootstrapSpec,
+  WorkspaceRef,
+} from "./spec_types.ts";
+export type * from "./spec_types.ts";
+export { MAX_INLINE_OUTPUT_BYTES } from "./spec_types.ts";
 
 /** What an execution asks of its workspace. */
 export interface WorkspaceRequest {
   /** Files written before the run: path → text, or `{ base64 }` for bytes. */
   files?: Record<string, string | { base64: string }>;
-  /** Files copied in before the run: path → `artifact://name[@version]` or `workspace://<id>/<path>`. */
-  inputs?: Record<string, string>;
+  /**
+   * Files copied in before the run: path → `artifact://name[@version]` or
+   * `workspace://<id>/<path>`; or a list of {@link InputSpec}s (all four schemes).
+   */
+  inputs?: Record<string, string> | InputSpec[];
   /**
    * Host directories copied in (library callers only; the HTTP API does not offer it):
    * `{ from: "/host/dir", to: "data" }`. Symlinks in them are refused.
@@ -35,9 +34,9 @@ export interface WorkspaceRequest {
    * Files written only when they changed since the last bootstrap of this workspace
    * (fingerprinted): setup that is cheap to repeat on a persisted workspace.
    */
-  bootstrap?: Record<string, string>;
-  /** What to collect after the run. */
-  outputs?: WorkspaceOutputs;
+  bootstrap?: Record<string, string> | WorkspaceBootstrapSpec;
+  /** What to collect after the run (camelCase or snake_case keys; `$OUTPUT_DIR/…` globs). */
+  outputs?: OutputSpec;
   /** Keep the directory after the run; its id comes back to reuse it. */
   persist?: boolean;
   /** Reuse a persisted workspace of the same namespace. */
@@ -73,6 +72,10 @@ export interface WorkspaceReport {
   limitsHit: string[];
   /** The bootstrap was written (false: unchanged since the last one, skipped). */
   bootstrapped?: boolean;
+  /** The collection as the document shapes it: {@link FileRef}s, `limitsHit`. */
+  manifest?: OutputManifest;
+  /** Optional bootstrap steps that failed, and a metadata.json that had to be re-created. */
+  warnings?: string[];
 }
 
 /** Workspace defaults, each with its reason. */
@@ -110,10 +113,40 @@ export const DEFAULT_WORKSPACE_RETAIN_MS = 7 * 24 * 60 * 60_000;
 export interface WorkspaceHost {
   /** Where workspaces live (a Cordon-owned directory). */
   root: string;
+  /** The namespace staging acts for (artifacts, other workspaces). */
   namespace: string;
+  /** Reads an artifact (`artifact://name[@version]`) of `namespace`. */
   artifact(ref: string, options: { namespace: string }): Promise<ArtifactContent | undefined>;
+  /** Saves an artifact (collected outputs). */
   saveArtifact(options: SaveArtifactOptions): Promise<ArtifactInfo>;
+  /** Host directories `host://` inputs may come from (none: `host://` is refused). */
+  hostRoots?: readonly string[];
+  /** Where `skill://<name>/…` inputs come from. */
+  skillsRoot?: string;
+  /** Runs bootstrap commands (absent: a bootstrap with commands is `not_supported`). */
+  runner?: ProgramRunner;
+  /** Run in order after a workspace is created (not when one is reopened). */
+  initHooks?: readonly WorkspaceInitFn[];
+  /** The caller's W3C traceparent: workspace spans join its trace. */
+  traceparent?: string;
+  /** The execution the workspace is prepared for. */
+  execId?: string;
 }
+
+/** What an init hook gets: the new workspace, the host, and the runner. */
+export interface WorkspaceInitEnv {
+  /** The new workspace. */
+  workspace: WorkspaceRef;
+  /** The workspace host (staging, artifacts). */
+  host: WorkspaceHost;
+  /** The host's runner (absent: hooks that run commands fail `not_supported`). */
+  runner?: ProgramRunner;
+  /** The execution it is created for, when there is one. */
+  execId?: string;
+}
+
+/** An init hook: runs once after a workspace is created, before it is used. */
+export type WorkspaceInitFn = (env: WorkspaceInitEnv) => Promise<void> | void;
 
 /** A prepared workspace. */
 export interface Workspace {
@@ -124,6 +157,13 @@ export interface Workspace {
   quotaBytes: number;
   /** Absent in rows written before the entry quota: the default then applies. */
   quotaEntries?: number;
-  outputs?: WorkspaceOutputs;
+  /** Output collections, oldest first. */
+  outputs?: OutputSpec;
   bootstrapped?: boolean;
+  /** Optional steps that failed while it was prepared. */
+  warnings?: string[];
+  /** The traceparent its spans join (collect, cleanup). */
+  traceparent?: string;
+  /** The execution it was prepared for. */
+  execId?: string;
 }

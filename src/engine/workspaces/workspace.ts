@@ -24,23 +24,23 @@ import {
 } from "./types.ts";
 import { sha256Hex as sha256 } from "../../hash.ts";
 import { bad, insidePath, WORKSPACE_ID as ID } from "./request.ts";
+import type { Context } from "@opentelemetry/api";
+import { metaPath, readMeta, writeMeta } from "./owner.ts";
+import { copyTree, stageInputs } from "./inputs.ts";
+import { ensureLayout } from "./layout.ts";
+import { loadMetadata, saveMetadata } from "./metadata.ts";
+import { applyBootstrap, isBootstrapSpec } from "./bootstrap.ts";
+import { runInitHooks } from "./hooks.ts";
+import { ATTR_COUNT, ATTR_EXEC_ID, ATTR_HOST_PATH, ATTR_MOUNT_USED, ATTR_PATH } from "./tracing.ts";
+import { ATTR_TO, inSpan, SPAN_WORKSPACE_CLEANUP, SPAN_WORKSPACE_CREATE } from "./tracing.ts";
+import { SPAN_WORKSPACE_STAGE_DIR, SPAN_WORKSPACE_STAGE_FILES, traceContext } from "./tracing.ts";
 
 export * from "./types.ts";
 export { collectOutputs, workspaceBytes } from "./outputs.ts";
 export { compileGlob, type Glob, MAX_GLOB_CHARS } from "./glob.ts";
 export { quotaError, type WorkspaceQuota, type WorkspaceUsage, workspaceUsage } from "./quota.ts";
-export { checkWorkspaceRequest, insidePath, MAX_OUTPUT_GLOBS } from "./request.ts";
-
-function metaPath(root: string, id: string): string {
-  return join(root, `${id}.json`);
-}
-
-async function writeFileIn(dir: string, rel: string, data: Uint8Array | string): Promise<void> {
-  const path = join(dir, rel);
-  await Deno.mkdir(join(path, ".."), { recursive: true });
-  if (typeof data === "string") await Deno.writeTextFile(path, data);
-  else await Deno.writeFile(path, data);
-}
+export { insidePath, MAX_OUTPUT_GLOBS } from "./request.ts";
+export { checkWorkspaceRequest, MAX_INPUT_SPECS } from "./check.ts";
 
 /** Writes many files: each directory made once, the writes side by side. */
 async function writeFiles(dir: string, files: [string, Uint8Array | string][]): Promise<void> {
@@ -59,24 +59,26 @@ async function writeFiles(dir: string, files: [string, Uint8Array | string][]): 
   }
 }
 
-/** Copies a host directory in, refusing symlinks (they would lead out of the workspace). */
-async function copyTree(from: string, to: string): Promise<void> {
-  const info = await Deno.lstat(from);
-  if (info.isSymlink) throw bad(`"${from}" is a symlink; symlinks are never staged`);
-  if (info.isFile) {
-    await Deno.mkdir(join(to, ".."), { recursive: true });
-    await Deno.copyFile(from, to);
-    return;
-  }
-  if (!info.isDirectory) throw bad(`"${from}" is neither a file nor a directory`);
-  await Deno.mkdir(to, { recursive: true });
-  for await (const e of Deno.readDir(from)) await copyTree(join(from, e.name), join(to, e.name));
-}
-
-/** Creates (or reopens) a workspace and stages its files. On failure nothing is left behind. */
+/**
+ * Creates (or reopens) a workspace: its layout (`skills/ work/ runs/ out/`, metadata.json),
+ * init hooks when it is new, then the request's files, host directories, inputs and bootstrap,
+ * each recorded in metadata.json. On failure nothing new is left behind.
+ */
 export async function prepareWorkspace(
   req: WorkspaceRequest,
   host: WorkspaceHost,
+): Promise<Workspace> {
+  const attrs = host.execId ? { [ATTR_EXEC_ID]: host.execId } : {};
+  return await inSpan(SPAN_WORKSPACE_CREATE, attrs, traceContext(host.traceparent), (span, ctx) => {
+    return prepare(req, host, ctx, (id) => span.setAttribute(ATTR_PATH, id));
+  });
+}
+
+async function prepare(
+  req: WorkspaceRequest,
+  host: WorkspaceHost,
+  ctx: Context,
+  named: (id: string) => void,
 ): Promise<Workspace> {
   await Deno.mkdir(host.root, { recursive: true });
   let id = req.id;
@@ -98,35 +100,60 @@ export async function prepareWorkspace(
     id = newId("ws");
     created = true;
   }
+  named(id);
   const dir = join(host.root, id);
   try {
     await Deno.mkdir(dir, { recursive: true });
+    // Owned from the start: a bootstrap command's run reopens it by id.
+    if (created) await writeMeta(host.root, id, { namespace: host.namespace });
     const real = await Deno.realPath(dir);
-    await writeFiles(
-      real,
-      Object.entries(req.files ?? {}).map(([p, v]) => [
-        insidePath(p),
-        typeof v === "string" ? v : Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0)),
-      ]),
-    );
-    for (const s of req.stage ?? []) await copyTree(s.from, join(real, insidePath(s.to)));
-    for (const [p, ref] of Object.entries(req.inputs ?? {})) {
-      await writeFileIn(real, insidePath(p), await readInput(ref, host));
+    const ref = { id, dir: real };
+    const [, { metadata, error }] = await Promise.all([ensureLayout(real), loadMetadata(real)]);
+    const warnings: string[] = error ? [error.message] : [];
+    if (created && host.initHooks?.length) {
+      const env = { workspace: ref, host, runner: host.runner, execId: host.execId };
+      await runInitHooks(host.initHooks, env);
+      Object.assign(metadata, (await loadMetadata(real)).metadata);
     }
+    const files = Object.entries(req.files ?? {});
+    if (files.length) {
+      await inSpan(SPAN_WORKSPACE_STAGE_FILES, { [ATTR_COUNT]: files.length }, ctx, async () => {
+        await writeFiles(
+          real,
+          files.map(([p, v]) => [
+            insidePath(p),
+            typeof v === "string" ? v : Uint8Array.from(atob(v.base64), (c) => c.charCodeAt(0)),
+          ]),
+        );
+      });
+    }
+    for (const s of req.stage ?? []) {
+      const to = insidePath(s.to);
+      const attrs = { [ATTR_HOST_PATH]: s.from, [ATTR_TO]: to, [ATTR_MOUNT_USED]: false };
+      await inSpan(SPAN_WORKSPACE_STAGE_DIR, attrs, ctx, () => copyTree(s.from, join(real, to)));
+    }
+    const inputs = Array.isArray(req.inputs)
+      ? req.inputs
+      : Object.entries(req.inputs ?? {}).map(([to, from]) => ({ from, to }));
+    await stageInputs(real, inputs, host, metadata, ctx);
     let bootstrapped: boolean | undefined;
-    if (req.bootstrap) {
+    if (isBootstrapSpec(req.bootstrap)) {
+      const done = await applyBootstrap(ref, req.bootstrap, host, metadata, ctx);
+      bootstrapped = done.ran.length > 0;
+      warnings.push(...done.warnings);
+    } else if (req.bootstrap) {
       const fingerprint = await sha256(JSON.stringify(Object.entries(req.bootstrap).sort()));
       const meta = await readMeta(host.root, id);
       bootstrapped = meta?.bootstrap !== fingerprint;
       if (bootstrapped) {
-        for (const [p, v] of Object.entries(req.bootstrap)) {
-          await writeFileIn(real, insidePath(p), v);
-        }
+        await writeFiles(
+          real,
+          Object.entries(req.bootstrap).map(([p, v]) => [insidePath(p), v] as [string, string]),
+        );
       }
       await writeMeta(host.root, id, { namespace: host.namespace, bootstrap: fingerprint });
-    } else if (created) {
-      await writeMeta(host.root, id, { namespace: host.namespace });
     }
+    await saveMetadata(real, metadata);
     return {
       id,
       dir: real,
@@ -135,53 +162,14 @@ export async function prepareWorkspace(
       quotaEntries: req.quotaEntries ?? WORKSPACE_DEFAULTS.quotaEntries,
       outputs: req.outputs,
       ...(bootstrapped === undefined ? {} : { bootstrapped }),
+      ...(warnings.length ? { warnings } : {}),
+      ...(host.traceparent ? { traceparent: host.traceparent } : {}),
+      ...(host.execId ? { execId: host.execId } : {}),
     };
   } catch (err) {
     if (created) await removeWorkspace(host.root, id);
     throw err;
   }
-}
-
-async function readInput(ref: string, host: WorkspaceHost): Promise<Uint8Array> {
-  if (ref.startsWith("artifact://")) {
-    const got = await host.artifact(ref, { namespace: host.namespace });
-    if (!got) {
-      throw new CordonError("not_found", `Workspace input ${ref}: there is no such artifact`);
-    }
-    return got.data;
-  }
-  const m = /^workspace:\/\/(ws_[0-9a-f]{32})\/(.+)$/.exec(ref);
-  if (!m) throw bad(`input ${ref} must be workspace://<id>/<path>`);
-  const meta = await readMeta(host.root, m[1]);
-  if (!meta || meta.namespace !== host.namespace) {
-    throw new CordonError("not_found", `Workspace input ${ref}: there is no such workspace`);
-  }
-  const path = join(host.root, m[1], insidePath(m[2]));
-  const info = await Deno.lstat(path).catch(() => undefined);
-  if (!info?.isFile) throw new CordonError("not_found", `Workspace input ${ref}: no such file`);
-  return await Deno.readFile(path);
-}
-
-/** A workspace's record (its namespace), or undefined for an id that is not one. */
-export async function readMeta(
-  root: string,
-  id: string,
-): Promise<{ namespace: string; bootstrap?: string } | undefined> {
-  if (!ID.test(id)) return undefined;
-  try {
-    return JSON.parse(await Deno.readTextFile(metaPath(root, id)));
-  } catch {
-    return undefined;
-  }
-}
-
-async function writeMeta(
-  root: string,
-  id: string,
-  meta: { namespace: string; bootstrap?: string },
-): Promise<void> {
-  // Beside the directory, not in it: the script cannot rewrite who owns it.
-  await Deno.writeTextFile(metaPath(root, id), JSON.stringify(meta));
 }
 
 /** The first symlink under `dir` (relative), if any. */
@@ -222,7 +210,15 @@ export async function sweepWorkspaces(root: string, olderThanMs: number): Promis
 }
 
 /** Removes a workspace and its record. */
-export async function removeWorkspace(root: string, id: string): Promise<void> {
-  await Deno.remove(join(root, id), { recursive: true }).catch(() => {});
-  await Deno.remove(metaPath(root, id)).catch(() => {});
+/** Removes a workspace and its record (a `workspace.cleanup` span in the trace of `ws`). */
+export async function removeWorkspace(
+  root: string,
+  id: string,
+  ws?: { traceparent?: string; execId?: string },
+): Promise<void> {
+  const attrs = { [ATTR_PATH]: id, ...(ws?.execId ? { [ATTR_EXEC_ID]: ws.execId } : {}) };
+  await inSpan(SPAN_WORKSPACE_CLEANUP, attrs, traceContext(ws?.traceparent), async () => {
+    await Deno.remove(join(root, id), { recursive: true }).catch(() => {});
+    await Deno.remove(metaPath(root, id)).catch(() => {});
+  });
 }

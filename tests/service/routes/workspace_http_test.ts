@@ -34,4 +34,13 @@ Deno.test("HTTP workspaces: artifact in, output out as an artifact; host paths c
     workspace: { files: { "../../x": "y" } },
   });
   assert.equal(escape.status, 400);
+  // host:// never comes over HTTP: neither as an input list nor in the path → URI map.
+  for (const inputs of [[{ from: "host:///etc/passwd" }], { "p": "host:///etc/passwd" }]) {
+    const host = await t.call("POST", "/v1/executions", {
+      code: "return 1",
+      workspace: { inputs },
+    });
+    assert.equal(host.status, 400, JSON.stringify(inputs));
+    assert.equal(host.json.error.code, "invalid_request");
+  }
 });
