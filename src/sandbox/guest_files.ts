@@ -23,6 +23,8 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/caplets.ts",
   "sandbox/guest/tool_errors.ts",
   "sandbox/guest/permissions.ts",
+  "sandbox/guest/bash.ts",
+  "sandbox/guest/bash_fs.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

@@ -1,0 +1,161 @@
+/**
+ * The filesystem a bash block sees, assembled from just-bash's own parts: the
+ * workspace directory as `/` (`ReadWriteFs`: paths are resolved inside it,
+ * `..` stops at its root, symlinks are neither made nor followed), or an
+ * in-memory filesystem when the run has no workspace; `/tmp` in memory; and
+ * `/dev` and `/proc` as small in-memory folders that refuse every change
+ * (writes to `/dev/null` vanish), so `> /dev/null` works and nothing under
+ * them reaches the disk or the host's devices.
+ *
+ * @module
+ */
+
+/** The part of just-bash's module the guest uses. */
+export interface JustBash {
+  /** The interpreter. */
+  Bash: new (options: Record<string, unknown>) => {
+    exec(
+      script: string,
+      options: { stdin?: string; rawScript?: boolean },
+    ): Promise<{ stdout: string; stderr: string; exitCode: number }>;
+  };
+  /** A real directory as the filesystem's root. */
+  ReadWriteFs: new (options: Record<string, unknown>) => object;
+  /** A filesystem held in memory. */
+  InMemoryFs: new (files?: Record<string, unknown>, options?: Record<string, unknown>) => object;
+  /** One filesystem with others mounted in it. */
+  MountableFs: new (
+    options: { base: object; mounts: { mountPoint: string; filesystem: object }[] },
+  ) => object;
+  /** Every built-in command's name. */
+  getCommandNames(): string[];
+}
+
+/** How large a file a script may read whole, and how much it may keep in memory. */
+export interface BashFsLimits {
+  /** The largest workspace file read whole. */
+  maxFileReadBytes: number;
+  /** The most bytes the in-memory parts (`/tmp`, or `/` without a workspace) hold. */
+  maxMemoryBytes: number;
+}
+
+const CHANGES = new Set([
+  "writeFile",
+  "appendFile",
+  "mkdir",
+  "rm",
+  "cp",
+  "mv",
+  "chmod",
+  "symlink",
+  "link",
+  "utimes",
+]);
+
+function refused(op: string, path: string): Error {
+  return Object.assign(new Error(`EACCES: permission denied, ${op} '${path}'`), {
+    code: "EACCES",
+  });
+}
+
+/**
+ * `inner` mounted at `mount`, read-only: every change is refused with `EACCES`, except that
+ * writes to the `sinks` (paths inside the mount, `/null`) succeed and keep nothing.
+ */
+export function sealedFs(inner: object, mount: string, sinks: ReadonlySet<string>): object {
+  return new Proxy(inner, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target);
+      if (typeof key !== "string" || typeof value !== "function") return value;
+      if (!CHANGES.has(key)) return value.bind(target);
+      return (path: string) => {
+        if ((key === "writeFile" || key === "appendFile") && sinks.has(path)) {
+          return Promise.resolve();
+        }
+        return Promise.reject(refused(key, mount + path));
+      };
+    },
+  });
+}
+
+/**
+ * The workspace as a filesystem. `exists` asks `stat`: `ReadWriteFs` asks Node's `access`,
+ * which in Deno 2.9 reads the user id and, under `--deny-sys`, rejects a promise nobody
+ * awaits: the child would die of it on `[ -e file ]` (measured).
+ */
+function workspaceFs(jb: JustBash, root: string, maxFileReadBytes: number): object {
+  const fs = new jb.ReadWriteFs({ root, allowSymlinks: false, maxFileReadSize: maxFileReadBytes });
+  const stat = (fs as { stat(path: string): Promise<unknown> }).stat.bind(fs);
+  return Object.assign(fs, {
+    exists: (path: string) => stat(path).then(() => true, () => false),
+  });
+}
+
+/** The filesystem of one bash block: the workspace at `root` (or memory), with its mounts. */
+export function bashFs(jb: JustBash, root: string | undefined, limits: BashFsLimits): object {
+  const memory = () => new jb.InMemoryFs({}, { maxTotalBytes: limits.maxMemoryBytes });
+  const base = root === undefined ? memory() : workspaceFs(jb, root, limits.maxFileReadBytes);
+  const devices = new jb.InMemoryFs({
+    "/null": "",
+    "/zero": "",
+    "/stdin": "",
+    "/stdout": "",
+    "/stderr": "",
+  });
+  return withParents(
+    new jb.MountableFs({
+      base,
+      mounts: [
+        { mountPoint: "/tmp", filesystem: memory() },
+        {
+          mountPoint: "/dev",
+          filesystem: sealedFs(devices, "/dev", new Set(["/null", "/stdout", "/stderr"])),
+        },
+        { mountPoint: "/proc", filesystem: sealedFs(new jb.InMemoryFs({}), "/proc", new Set()) },
+      ],
+    }),
+  );
+}
+
+interface Changes {
+  stat(path: string): Promise<{ isDirectory: boolean }>;
+  [op: string]: unknown;
+}
+
+/** Which argument of each change names the path it creates. */
+const CREATES: Readonly<Record<string, number>> = {
+  writeFile: 0,
+  appendFile: 0,
+  cp: 1,
+  mv: 1,
+  link: 1,
+  symlink: 1,
+};
+
+/**
+ * `fs` where a change that creates a file needs its folder to exist, as in bash: just-bash's
+ * filesystems make missing parents, so `echo x > /etc/x` would quietly make `/etc`.
+ */
+function withParents(fs: object): object {
+  const target = fs as Changes;
+  return new Proxy(target, {
+    get(inner, key) {
+      const value = Reflect.get(inner, key, inner);
+      if (typeof key !== "string" || typeof value !== "function") return value;
+      const at = CREATES[key];
+      if (at === undefined) return value.bind(inner);
+      return async (...args: unknown[]) => {
+        const path = String(args[at]);
+        const parent = path.slice(0, path.lastIndexOf("/")) || "/";
+        const isDir = await inner.stat(parent).then((s) => s.isDirectory, () => false);
+        if (!isDir) {
+          throw Object.assign(
+            new Error(`ENOENT: no such file or directory, ${key} '${path}'`),
+            { code: "ENOENT" },
+          );
+        }
+        return await value.apply(inner, args);
+      };
+    },
+  });
+}

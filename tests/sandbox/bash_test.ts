@@ -1,0 +1,204 @@
+/**
+ * bash blocks in real sandbox children: Cordon's own flags (`childArgs`) plus read access to the
+ * just-bash bundle, a test entry that runs each block with `runBash` (tests/fixtures/bash_entry.ts),
+ * and the escape corpus for bash.
+ */
+import assert from "node:assert/strict";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { bashBundle } from "../../src/engine/languages/mod.ts";
+import { childArgs } from "../../src/sandbox/flags.ts";
+import { childEnvironment } from "../_helpers/sandbox_children.ts";
+
+const ENTRY = fileURLToPath(new URL("../fixtures/bash_entry.ts", import.meta.url));
+const BUNDLE = await bashBundle(join(tmpdir(), "cordon"));
+
+interface Block {
+  code: string;
+  args?: string[];
+  env?: Record<string, string>;
+  stdin?: string;
+  limits?: Record<string, number>;
+}
+
+interface Answer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  ms: number;
+  error?: { code: string; message: string };
+}
+
+interface ChildRun {
+  answers: Answer[];
+  /** From spawning the child to its first answer. */
+  firstMs: number;
+  status: Deno.CommandStatus;
+  stderr: string;
+}
+
+/** Cordon's flags for a child, and read access to the one bundle file, as the sandbox gives it. */
+function bashChildArgs(workspaceDir: string | undefined, bundle: string): string[] {
+  const args = childArgs({
+    policy: { heapMiB: 128, netAllow: [], workspaceDir },
+    guestEntry: ENTRY,
+    runId: crypto.randomUUID(),
+  });
+  args.splice(args.length - 1, 0, `--allow-read=${bundle}`);
+  return args;
+}
+
+/** Runs `blocks` in one new child; kills it (as the host's timeout does) after `killAfterMs`. */
+async function runChild(
+  blocks: Block[],
+  options: { workspace?: string; killAfterMs?: number; bundleUrl?: string } = {},
+): Promise<ChildRun> {
+  const env = await childEnvironment(ENTRY);
+  const start = performance.now();
+  const child = new Deno.Command(env.denoPath, {
+    args: bashChildArgs(options.workspace, BUNDLE),
+    cwd: env.cwd,
+    clearEnv: true,
+    env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(JSON.stringify({
+    bundleUrl: options.bundleUrl ?? pathToFileURL(BUNDLE).href,
+    cwd: options.workspace,
+    blocks,
+  })));
+  await writer.close();
+  const stderr = new Response(child.stderr).text();
+  const answers: Answer[] = [];
+  let firstMs = NaN;
+  let buffered = "";
+  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+    buffered += chunk;
+    let end: number;
+    while ((end = buffered.indexOf("\n")) >= 0) {
+      if (answers.length === 0) firstMs = performance.now() - start;
+      answers.push(JSON.parse(buffered.slice(0, end)));
+      buffered = buffered.slice(end + 1);
+    }
+  }
+  const status = await child.status;
+  clearTimeout(timer);
+  return { answers, firstMs, status, stderr: await stderr };
+}
+
+async function workspaceIn(outer: string): Promise<string> {
+  const ws = join(outer, "a", "ws");
+  await Deno.mkdir(ws, { recursive: true });
+  return await Deno.realPath(ws);
+}
+
+Deno.test("bash blocks run in a real sandbox child: output, exit codes, pipes, variables, functions, loops, $1, env, stdin", async () => {
+  const outer = await Deno.makeTempDir({ prefix: "cordon-bash-" });
+  try {
+    const ws = await workspaceIn(outer);
+    const run = await runChild([
+      { code: "echo hello" },
+      { code: "echo one; echo two >&2; exit 3" },
+      { code: "set -e\necho before\nfalse\necho after" },
+      { code: "no_such_command --flag" },
+      { code: "printf 'b\\na\\nb\\n' | sort | uniq -c | sort -rn | head -1 | tr -s ' '" },
+      { code: 'n=4; name="x y"; echo "$((n * 2)) ${name// /_} ${#name}"' },
+      { code: 'greet() { echo "hi $1"; return 5; }\ngreet bob; echo "status $?"' },
+      {
+        code:
+          "s=0; for i in $(seq 1 10); do s=$((s + i)); done; while [ $s -gt 50 ]; do s=$((s - 1)); done; echo $s",
+      },
+      { code: 'echo "$# [$1] [$2] $@"', args: ["a b", "it's $HOME"] },
+      { code: 'echo "$GREETING $HOME"; printenv GREETING', env: { GREETING: "bonjour" } },
+      { code: 'while read -r line; do echo "<$line>"; done; wc -l < /dev/stdin', stdin: "x\ny\n" },
+      { code: "echo '{\"a\":[1,2]}' | jq -c '.a | map(. * 10)'; echo a,b | awk -F, '{print $2}'" },
+      { code: 'echo "line $LINENO"\nfoo_missing' },
+    ], { workspace: ws });
+    const [hello, three, setE, missing, pipe, vars, fn, loops, args, env, stdin, tools, lines] =
+      run.answers;
+    assert.equal(run.status.code, 0, run.stderr);
+    assert.deepEqual([hello.stdout, hello.exitCode], ["hello\n", 0]);
+    assert.deepEqual([three.stdout, three.stderr, three.exitCode], ["one\n", "two\n", 3]);
+    assert.deepEqual([setE.stdout, setE.exitCode], ["before\n", 1]);
+    assert.equal(missing.exitCode, 127);
+    assert.match(missing.stderr, /no_such_command: command not found/);
+    assert.equal(pipe.stdout, " 2 b\n");
+    assert.equal(vars.stdout, "8 x_y 3\n");
+    assert.equal(fn.stdout, "hi bob\nstatus 5\n");
+    assert.equal(loops.stdout, "50\n");
+    assert.equal(args.stdout, "2 [a b] [it's $HOME] a b it's $HOME\n");
+    assert.equal(env.stdout, "bonjour /\nbonjour\n");
+    assert.equal(stdin.stdout, "<x>\n<y>\n0\n");
+    assert.equal(tools.stdout, "[10,20]\nb\n");
+    assert.equal(lines.stdout, "line 1\n");
+    assert.match(lines.stderr, /foo_missing/);
+    // The figures the report quotes: a cold child with its first block, then a warm block.
+    console.log(
+      `bash: cold child + first block ${run.firstMs.toFixed(0)} ms (the block itself ${
+        hello.ms.toFixed(0)
+      } ms), second block ${three.ms.toFixed(1)} ms`,
+    );
+    assert.ok(three.ms < hello.ms, "a second block does not load the interpreter again");
+  } finally {
+    await Deno.remove(outer, { recursive: true });
+  }
+});
+
+Deno.test("a bash block's files land in the workspace on disk, and files put there are read", async () => {
+  const outer = await Deno.makeTempDir({ prefix: "cordon-bash-" });
+  try {
+    const ws = await workspaceIn(outer);
+    await Deno.writeTextFile(join(ws, "in.csv"), "id,n\n1,5\n2,7\n");
+    const run = await runChild([{
+      code: [
+        "mkdir -p out/deep",
+        "tail -n +2 in.csv | cut -d, -f2 | paste -sd+ | bc > out/sum.txt 2>/dev/null ||",
+        "  awk -F, 'NR > 1 { s += $2 } END { print s }' in.csv > out/sum.txt",
+        "cd out/deep && echo nested > file.txt && pwd",
+        "cp ../sum.txt copy.txt; mv copy.txt moved.txt; rm -f ../../in.csv",
+        "echo tmp > /tmp/scratch; cat /tmp/scratch",
+      ].join("\n"),
+    }], { workspace: ws });
+    const [answer] = run.answers;
+    assert.equal(answer.exitCode, 0, answer.stderr);
+    assert.equal(answer.stdout, "/out/deep\ntmp\n");
+    assert.equal((await Deno.readTextFile(join(ws, "out/sum.txt"))).trim(), "12");
+    assert.equal(await Deno.readTextFile(join(ws, "out/deep/file.txt")), "nested\n");
+    assert.equal((await Deno.readTextFile(join(ws, "out/deep/moved.txt"))).trim(), "12");
+    await assert.rejects(Deno.stat(join(ws, "in.csv")), Deno.errors.NotFound);
+    // `/tmp` is the block's own, in memory: nothing of it reaches the disk.
+    await assert.rejects(Deno.stat(join(ws, "tmp")), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(outer, { recursive: true });
+  }
+});
+
+Deno.test("without a workspace a bash block gets a filesystem in memory, and the child reads no file but the bundle", async () => {
+  const run = await runChild([
+    { code: "mkdir -p /data && echo kept > /data/f && cat /data/f && ls /" },
+    { code: "cat /data/f" },
+  ]);
+  const [first, second] = run.answers;
+  assert.equal(first.exitCode, 0, first.stderr);
+  assert.equal(first.stdout, "kept\ndata\ndev\nproc\ntmp\n");
+  // Each block starts from an empty filesystem.
+  assert.equal(second.exitCode, 1);
+  assert.match(second.stderr, /No such file/);
+});
+
+Deno.test("a bundle the child may not read is a typed error, not a crash", async () => {
+  const other = await Deno.makeTempFile({ suffix: ".js" });
+  try {
+    await Deno.writeTextFile(other, "export const Bash = 1;");
+    const run = await runChild([{ code: "echo hi" }], { bundleUrl: pathToFileURL(other).href });
+    assert.equal(run.answers[0].error?.code, "spawn_failed");
+    assert.match(run.answers[0].error!.message, /Cannot load the bash interpreter/);
+  } finally {
+    await Deno.remove(other);
+  }
+});
