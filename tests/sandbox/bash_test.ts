@@ -1,101 +1,13 @@
 /**
  * bash blocks in real sandbox children: Cordon's own flags (`childArgs`) plus read access to the
- * just-bash bundle, a test entry that runs each block with `runBash` (tests/fixtures/bash_entry.ts),
- * and the escape corpus for bash.
+ * just-bash bundle, a test entry that runs each block with `runBash` (tests/fixtures/bash_entry.ts).
+ * The escape corpus for bash is bash_escape_test.ts.
  */
 import assert from "node:assert/strict";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { bashBundle } from "../../src/engine/languages/mod.ts";
-import { childArgs } from "../../src/sandbox/flags.ts";
-import { childEnvironment } from "../_helpers/sandbox_children.ts";
-
-const ENTRY = fileURLToPath(new URL("../fixtures/bash_entry.ts", import.meta.url));
-const BUNDLE = await bashBundle(join(tmpdir(), "cordon"));
-
-interface Block {
-  code: string;
-  args?: string[];
-  env?: Record<string, string>;
-  stdin?: string;
-  limits?: Record<string, number>;
-}
-
-interface Answer {
-  stdout: string;
-  stderr: string;
-  exitCode: number;
-  ms: number;
-  error?: { code: string; message: string };
-}
-
-interface ChildRun {
-  answers: Answer[];
-  /** From spawning the child to its first answer. */
-  firstMs: number;
-  status: Deno.CommandStatus;
-  stderr: string;
-}
-
-/** Cordon's flags for a child, and read access to the one bundle file, as the sandbox gives it. */
-function bashChildArgs(workspaceDir: string | undefined, bundle: string): string[] {
-  const args = childArgs({
-    policy: { heapMiB: 128, netAllow: [], workspaceDir },
-    guestEntry: ENTRY,
-    runId: crypto.randomUUID(),
-  });
-  args.splice(args.length - 1, 0, `--allow-read=${bundle}`);
-  return args;
-}
-
-/** Runs `blocks` in one new child; kills it (as the host's timeout does) after `killAfterMs`. */
-async function runChild(
-  blocks: Block[],
-  options: { workspace?: string; killAfterMs?: number; bundleUrl?: string } = {},
-): Promise<ChildRun> {
-  const env = await childEnvironment(ENTRY);
-  const start = performance.now();
-  const child = new Deno.Command(env.denoPath, {
-    args: bashChildArgs(options.workspace, BUNDLE),
-    cwd: env.cwd,
-    clearEnv: true,
-    env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(JSON.stringify({
-    bundleUrl: options.bundleUrl ?? pathToFileURL(BUNDLE).href,
-    cwd: options.workspace,
-    blocks,
-  })));
-  await writer.close();
-  const stderr = new Response(child.stderr).text();
-  const answers: Answer[] = [];
-  let firstMs = NaN;
-  let buffered = "";
-  for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
-    buffered += chunk;
-    let end: number;
-    while ((end = buffered.indexOf("\n")) >= 0) {
-      if (answers.length === 0) firstMs = performance.now() - start;
-      answers.push(JSON.parse(buffered.slice(0, end)));
-      buffered = buffered.slice(end + 1);
-    }
-  }
-  const status = await child.status;
-  clearTimeout(timer);
-  return { answers, firstMs, status, stderr: await stderr };
-}
-
-async function workspaceIn(outer: string): Promise<string> {
-  const ws = join(outer, "a", "ws");
-  await Deno.mkdir(ws, { recursive: true });
-  return await Deno.realPath(ws);
-}
+import { pathToFileURL } from "node:url";
+import { climbsAboveRoot } from "../../src/sandbox/guest/bash_fs.ts";
+import { runChild, workspaceIn } from "../_helpers/bash_children.ts";
 
 Deno.test("bash blocks run in a real sandbox child: output, exit codes, pipes, variables, functions, loops, $1, env, stdin", async () => {
   const outer = await Deno.makeTempDir({ prefix: "cordon-bash-" });
@@ -200,5 +112,18 @@ Deno.test("a bundle the child may not read is a typed error, not a crash", async
     assert.match(run.answers[0].error!.message, /Cannot load the bash interpreter/);
   } finally {
     await Deno.remove(other);
+  }
+});
+
+Deno.test("climbsAboveRoot: `..` may not go above `/`, however it is spelled", () => {
+  for (
+    const [base, path] of [["/", ".."], ["/", "../../x"], ["/a", "../../x"], ["/", "/tmp/../../x"]]
+  ) {
+    assert.equal(climbsAboveRoot(base, path), true, `${base} ${path}`);
+  }
+  for (
+    const [base, path] of [["/", "x"], ["/a/b", "../x"], ["/", "/tmp/.."], ["/a", "./b/../.."]]
+  ) {
+    assert.equal(climbsAboveRoot(base, path), false, `${base} ${path}`);
   }
 });

@@ -33,7 +33,7 @@ function entryPath(): string {
   const url = import.meta.resolve("just-bash");
   if (!url.startsWith("file:")) {
     throw new CordonError(
-      "spawn_failed",
+      "package_unavailable",
       `Cannot find just-bash's files to bundle (it resolved to ${url})`,
     );
   }
@@ -44,7 +44,7 @@ function entryPath(): string {
  * The path of the just-bash bundle in `cacheDir` (a runtime's cache directory), made on first
  * use: named by a hash of the package's manifest, written aside and renamed, so concurrent
  * runtimes share it and never read half of it. Fast when it already exists. Throws
- * `package_unavailable` if just-bash does not bundle.
+ * `package_unavailable` if just-bash does not bundle or the bundle cannot be written.
  */
 export async function bashBundle(cacheDir: string): Promise<string> {
   const entry = entryPath();
@@ -52,8 +52,15 @@ export async function bashBundle(cacheDir: string): Promise<string> {
   const manifest = await Deno.readTextFile(join(dirname(entry), "..", "..", "package.json"));
   const { name, version } = JSON.parse(manifest) as { name: string; version: string };
   const id = `${name}@${version}-${(await sha256(manifest)).slice(0, 12)}`;
-  return await bundleFile(id, entry, join(cacheDir, BASH_BUNDLE_DIR), {
-    stubs: STUBS,
-    define: DEFINE,
-  });
+  const dir = join(cacheDir, BASH_BUNDLE_DIR);
+  try {
+    return await bundleFile(id, entry, dir, { stubs: STUBS, define: DEFINE });
+  } catch (err) {
+    if (err instanceof CordonError) throw err;
+    throw new CordonError(
+      "package_unavailable",
+      `Cannot write the bash interpreter's bundle into ${dir}: ${(err as Error).message}`,
+      { details: { package: id }, cause: err },
+    );
+  }
 }

@@ -102,7 +102,7 @@ export function bashFs(jb: JustBash, root: string | undefined, limits: BashFsLim
     "/stdout": "",
     "/stderr": "",
   });
-  return withParents(
+  return guarded(
     new jb.MountableFs({
       base,
       mounts: [
@@ -119,6 +119,7 @@ export function bashFs(jb: JustBash, root: string | undefined, limits: BashFsLim
 
 interface Changes {
   stat(path: string): Promise<{ isDirectory: boolean }>;
+  resolvePath(base: string, path: string): string;
   [op: string]: unknown;
 }
 
@@ -132,28 +133,48 @@ const CREATES: Readonly<Record<string, number>> = {
   symlink: 1,
 };
 
+function fsError(code: string, text: string): Error {
+  return Object.assign(new Error(`${code}: ${text}`), { code });
+}
+
+/** Whether `path` (from `base`) goes up from `/` at some point: `/..`, `../../x` from `/a`. */
+export function climbsAboveRoot(base: string, path: string): boolean {
+  let depth = 0;
+  for (const part of (path.startsWith("/") ? path : `${base}/${path}`).split("/")) {
+    if (part === "..") {
+      if (depth === 0) return true;
+      depth--;
+    } else if (part !== "" && part !== ".") depth++;
+  }
+  return false;
+}
+
 /**
- * `fs` where a change that creates a file needs its folder to exist, as in bash: just-bash's
- * filesystems make missing parents, so `echo x > /etc/x` would quietly make `/etc`.
+ * `fs` with two rules of its own. A path that climbs above `/` is refused (`EACCES`) instead of
+ * staying at `/`: `echo x > ../../x` is an attempt to leave the workspace and fails as one. And a
+ * change that creates a file needs its folder to exist, as in bash: just-bash's filesystems make
+ * missing parents, so `echo x > /etc/x` would quietly make `/etc`.
  */
-function withParents(fs: object): object {
-  const target = fs as Changes;
-  return new Proxy(target, {
+function guarded(fs: object): object {
+  return new Proxy(fs as Changes, {
     get(inner, key) {
       const value = Reflect.get(inner, key, inner);
       if (typeof key !== "string" || typeof value !== "function") return value;
+      if (key === "resolvePath") {
+        return (base: string, path: string) => {
+          if (climbsAboveRoot(base, path)) {
+            throw fsError("EACCES", `permission denied, '${path}' climbs above '/'`);
+          }
+          return inner.resolvePath(base, path);
+        };
+      }
       const at = CREATES[key];
       if (at === undefined) return value.bind(inner);
       return async (...args: unknown[]) => {
         const path = String(args[at]);
         const parent = path.slice(0, path.lastIndexOf("/")) || "/";
         const isDir = await inner.stat(parent).then((s) => s.isDirectory, () => false);
-        if (!isDir) {
-          throw Object.assign(
-            new Error(`ENOENT: no such file or directory, ${key} '${path}'`),
-            { code: "ENOENT" },
-          );
-        }
+        if (!isDir) throw fsError("ENOENT", `no such file or directory, ${key} '${path}'`);
         return await value.apply(inner, args);
       };
     },
