@@ -30,6 +30,8 @@ export interface Answer {
   stderr: string;
   exitCode: number;
   ms: number;
+  /** The child's V8 heap in use after the block. */
+  heapMiB?: number;
   error?: { code: string; message: string };
 }
 

@@ -64,7 +64,10 @@ const ATTEMPTS: readonly string[] = [
   "js-exec -c 1",
   "sqlite3 :memory: 'select 1'",
   "deno eval 1",
-  "/bin/sh -c 'echo escaped'",
+  // `/bin/sh` and `bash` are this same interpreter (no process); these name real programs.
+  "/usr/bin/perl -e 'print \"escaped\"'",
+  "/bin/python3 -c 'print(\"escaped\")'",
+  "exec /usr/bin/env",
   "/usr/bin/env cat /etc/passwd",
 ];
 

@@ -53,7 +53,7 @@ Deno.test("bash blocks run in a real sandbox child: output, exit codes, pipes, v
     console.log(
       `bash: cold child + first block ${run.firstMs.toFixed(0)} ms (the block itself ${
         hello.ms.toFixed(0)
-      } ms), second block ${three.ms.toFixed(1)} ms`,
+      } ms), second block ${three.ms.toFixed(1)} ms, heap ${hello.heapMiB} MiB in use`,
     );
     assert.ok(three.ms < hello.ms, "a second block does not load the interpreter again");
   } finally {
@@ -61,11 +61,12 @@ Deno.test("bash blocks run in a real sandbox child: output, exit codes, pipes, v
   }
 });
 
-Deno.test("a bash block's files land in the workspace on disk, and files put there are read", async () => {
+Deno.test("a bash block's files land in the workspace on disk, and files and scripts put there are read and run", async () => {
   const outer = await Deno.makeTempDir({ prefix: "cordon-bash-" });
   try {
     const ws = await workspaceIn(outer);
     await Deno.writeTextFile(join(ws, "in.csv"), "id,n\n1,5\n2,7\n");
+    await Deno.writeTextFile(join(ws, "tool.sh"), '#!/bin/bash\necho "tool $1"\n');
     const run = await runChild([{
       code: [
         "mkdir -p out/deep",
@@ -75,10 +76,19 @@ Deno.test("a bash block's files land in the workspace on disk, and files put the
         "cp ../sum.txt copy.txt; mv copy.txt moved.txt; rm -f ../../in.csv",
         "echo tmp > /tmp/scratch; cat /tmp/scratch",
       ].join("\n"),
+    }, {
+      code:
+        "bash tool.sh a; chmod +x tool.sh && ./tool.sh b; source ./tool.sh c; echo x > /dev/null",
     }], { workspace: ws });
-    const [answer] = run.answers;
+    const [answer, script] = run.answers;
     assert.equal(answer.exitCode, 0, answer.stderr);
     assert.equal(answer.stdout, "/out/deep\ntmp\n");
+    assert.deepEqual([script.stdout, script.stderr, script.exitCode], [
+      "tool a\ntool b\ntool c\n",
+      "",
+      0,
+    ]);
+    assert.equal((await Deno.stat(join(ws, "tool.sh"))).mode! & 0o111, 0o111);
     assert.equal((await Deno.readTextFile(join(ws, "out/sum.txt"))).trim(), "12");
     assert.equal(await Deno.readTextFile(join(ws, "out/deep/file.txt")), "nested\n");
     assert.equal((await Deno.readTextFile(join(ws, "out/deep/moved.txt"))).trim(), "12");
@@ -97,7 +107,7 @@ Deno.test("without a workspace a bash block gets a filesystem in memory, and the
   ]);
   const [first, second] = run.answers;
   assert.equal(first.exitCode, 0, first.stderr);
-  assert.equal(first.stdout, "kept\ndata\ndev\nproc\ntmp\n");
+  assert.equal(first.stdout, "kept\nbin\ndata\ndev\nproc\ntmp\nusr\n");
   // Each block starts from an empty filesystem.
   assert.equal(second.exitCode, 1);
   assert.match(second.stderr, /No such file/);

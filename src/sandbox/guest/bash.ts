@@ -107,16 +107,17 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
     );
   }
   const limits = { ...BASH_LIMITS, ...options.limits };
+  const excluded = new Set(BASH_EXCLUDED_COMMANDS);
+  const commands = jb.getCommandNames().filter((name) => !excluded.has(name));
   const fs = bashFs(jb, options.cwd, {
     maxFileReadBytes: MAX_FILE_READ_BYTES,
     maxMemoryBytes: limits.maxFileSystemBytes,
-  });
-  const excluded = new Set(BASH_EXCLUDED_COMMANDS);
+  }, commands);
   const bash = new jb.Bash({
     fs,
     cwd: "/",
     env: { HOME: "/", ...options.env },
-    commands: jb.getCommandNames().filter((name) => !excluded.has(name)),
+    commands,
     executionLimits: limits,
     // It patches globals while a script runs (timers, `Function`, `process`), which the guest's
     // own work shares, and warns on the console; Deno's permissions are the boundary here.
