@@ -17,7 +17,9 @@ export const BUNDLE = await bashBundle(join(tmpdir(), "cordon"));
 
 /** One block for the test entry. */
 export interface Block {
-  code: string;
+  code?: string;
+  file?: string;
+  workDir?: string;
   args?: string[];
   env?: Record<string, string>;
   stdin?: string;

@@ -61,26 +61,55 @@ Deno.test("bash blocks run in a real sandbox child: output, exit codes, pipes, v
   }
 });
 
-Deno.test("a bash block's files land in the workspace on disk, and files and scripts put there are read and run", async () => {
+Deno.test("a bash block's files land in the workspace on disk; files and scripts put there are read and run, from a start directory", async () => {
   const outer = await Deno.makeTempDir({ prefix: "cordon-bash-" });
   try {
     const ws = await workspaceIn(outer);
     await Deno.writeTextFile(join(ws, "in.csv"), "id,n\n1,5\n2,7\n");
     await Deno.writeTextFile(join(ws, "tool.sh"), '#!/bin/bash\necho "tool $1"\n');
-    const run = await runChild([{
-      code: [
-        "mkdir -p out/deep",
-        "tail -n +2 in.csv | cut -d, -f2 | paste -sd+ | bc > out/sum.txt 2>/dev/null ||",
-        "  awk -F, 'NR > 1 { s += $2 } END { print s }' in.csv > out/sum.txt",
-        "cd out/deep && echo nested > file.txt && pwd",
-        "cp ../sum.txt copy.txt; mv copy.txt moved.txt; rm -f ../../in.csv",
-        "echo tmp > /tmp/scratch; cat /tmp/scratch",
-      ].join("\n"),
-    }, {
-      code:
-        "bash tool.sh a; chmod +x tool.sh && ./tool.sh b; source ./tool.sh c; echo x > /dev/null",
-    }], { workspace: ws });
-    const [answer, script] = run.answers;
+    const run = await runChild([
+      {
+        code: [
+          "mkdir -p out/deep",
+          "tail -n +2 in.csv | cut -d, -f2 | paste -sd+ | bc > out/sum.txt 2>/dev/null ||",
+          "  awk -F, 'NR > 1 { s += $2 } END { print s }' in.csv > out/sum.txt",
+          "cd out/deep && echo nested > file.txt && pwd",
+          "cp ../sum.txt copy.txt; mv copy.txt moved.txt; rm -f ../../in.csv",
+          "echo tmp > /tmp/scratch; cat /tmp/scratch",
+        ].join("\n"),
+      },
+      {
+        code:
+          "bash tool.sh a; chmod +x tool.sh && ./tool.sh b; source ./tool.sh c; echo x > /dev/null",
+      },
+      { file: "tool.sh", args: ["file"] },
+      { file: "../../tool.sh", workDir: "out/deep" },
+      {
+        file: "missing.sh",
+      },
+      { file: "../../../tool.sh" },
+      { code: "pwd; cat file.txt", workDir: "out/deep" },
+      {
+        code: "pwd",
+        workDir: "nowhere",
+      },
+      {},
+      { code: "echo", file: "tool.sh" },
+    ], { workspace: ws });
+    const [answer, script, file, fromDir, missing, climbing, inDir, noDir, neither, both] =
+      run.answers;
+    assert.deepEqual([file.stdout, file.exitCode], ["tool file\n", 0]);
+    assert.deepEqual([fromDir.stdout, fromDir.exitCode], ["tool \n", 0]);
+    assert.deepEqual([missing.stderr, missing.exitCode], [
+      "bash: missing.sh: No such file or directory\n",
+      127,
+    ]);
+    assert.equal(climbing.exitCode, 127);
+    assert.deepEqual([inDir.stdout, inDir.exitCode], ["/out/deep\nnested\n", 0]);
+    assert.equal(noDir.exitCode, 1);
+    assert.match(noDir.stderr, /nowhere/);
+    assert.equal(neither.error?.code, "invalid_request");
+    assert.equal(both.error?.code, "invalid_request");
     assert.equal(answer.exitCode, 0, answer.stderr);
     assert.equal(answer.stdout, "/out/deep\ntmp\n");
     assert.deepEqual([script.stdout, script.stderr, script.exitCode], [

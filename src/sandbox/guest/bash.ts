@@ -18,12 +18,16 @@ import { bashFs, type JustBash } from "./bash_fs.ts";
 
 /** What {@link runBash} runs and where its output goes. */
 export interface RunBashOptions {
-  /** The bash script. */
-  code: string;
+  /** The bash script; or give {@link RunBashOptions.file}. */
+  code?: string;
+  /** A script file to run instead of `code`, as `bash <file>` does (relative to `workDir`). */
+  file?: string;
   /** The `file:` URL of the just-bash bundle the host made (`bashBundle`). */
   bundleUrl: string;
   /** The workspace directory, which becomes `/` for the script; absent: an in-memory filesystem. */
   cwd?: string;
+  /** The directory the script starts in, inside its filesystem (default `/`); it must exist. */
+  workDir?: string;
   /** The script's positional parameters (`$1`, `$2`, `"$@"`). */
   args?: readonly string[];
   /** Variables the script sees, besides the shell's own (`PWD`, `HOME=/`, `PATH`, …). */
@@ -91,12 +95,42 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+interface ScriptFs {
+  resolvePath(base: string, path: string): string;
+  stat(path: string): Promise<{ isDirectory: boolean }>;
+  readFile(path: string): Promise<string>;
+}
+
+/** The script and its starting directory, or how it fails as bash would (status 127 or 1). */
+async function locate(
+  fs: ScriptFs,
+  options: RunBashOptions,
+): Promise<{ code: string; workDir: string } | { stderr: string; exitCode: number }> {
+  let workDir = "/";
+  try {
+    workDir = fs.resolvePath("/", options.workDir ?? "/");
+    if (!(await fs.stat(workDir)).isDirectory) throw new Error("not a directory");
+  } catch {
+    return { stderr: `bash: cd: ${options.workDir}: No such directory\n`, exitCode: 1 };
+  }
+  if (options.file === undefined) return { code: options.code ?? "", workDir };
+  try {
+    return { code: await fs.readFile(fs.resolvePath(workDir, options.file)), workDir };
+  } catch {
+    return { stderr: `bash: ${options.file}: No such file or directory\n`, exitCode: 127 };
+  }
+}
+
 /**
- * Runs one bash block. The positional parameters are set on the script's first line, so the
- * line numbers in its errors stay its own. Throws `spawn_failed` if the bundle does not load;
+ * Runs one bash block (`code`, or a script `file`). The positional parameters are set on the
+ * script's first line, so the line numbers in its errors stay its own. Throws `invalid_request`
+ * unless exactly one of `code` and `file` is given, `spawn_failed` if the bundle does not load;
  * everything the script does wrong is its exit code and standard error.
  */
 export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
+  if ((options.code === undefined) === (options.file === undefined)) {
+    throw new CordonError("invalid_request", "A bash block needs either code or a file to run");
+  }
   let jb: JustBash;
   try {
     jb = await load(options.bundleUrl);
@@ -113,9 +147,14 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
     maxFileReadBytes: MAX_FILE_READ_BYTES,
     maxMemoryBytes: limits.maxFileSystemBytes,
   }, commands);
+  const script = await locate(fs as ScriptFs, options);
+  if (!("code" in script)) {
+    options.onStderr(script.stderr);
+    return { exitCode: script.exitCode };
+  }
   const bash = new jb.Bash({
     fs,
-    cwd: "/",
+    cwd: script.workDir,
     env: { HOME: "/", ...options.env },
     commands,
     executionLimits: limits,
@@ -127,7 +166,7 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
   const prefix = args.length ? `set -- ${args.map(shellQuote).join(" ")}; ` : "";
   let result: { stdout: string; stderr: string; exitCode: number };
   try {
-    result = await bash.exec(prefix + options.code, { stdin: options.stdin, rawScript: true });
+    result = await bash.exec(prefix + script.code, { stdin: options.stdin, rawScript: true });
   } catch (err) {
     // A failure just-bash does not turn into a status itself (a redirection into `/dev` or
     // `/proc` is refused by the filesystem): the script fails as bash would, with the reason.
