@@ -14,7 +14,7 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import { bashFs, type JustBash } from "./bash_fs.ts";
+import { bashFs, type CommandContext, type JustBash } from "./bash_fs.ts";
 
 /** What {@link runBash} runs and where its output goes. */
 export interface RunBashOptions {
@@ -95,6 +95,45 @@ export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Where `name` runs from: an executable file on `PATH` (or named by path), else a built-in. */
+async function whichOne(
+  name: string,
+  ctx: CommandContext,
+  builtins: ReadonlySet<string>,
+): Promise<string | undefined> {
+  const runnable = async (path: string) => {
+    try {
+      const s = await ctx.fs.stat(ctx.fs.resolvePath(ctx.cwd, path));
+      return !s.isDirectory && (s.mode & 0o111) !== 0;
+    } catch {
+      return false;
+    }
+  };
+  if (name.includes("/")) return await runnable(name) ? name : undefined;
+  for (const dir of (ctx.env.get("PATH") ?? "/usr/bin:/bin").split(":")) {
+    if (dir && await runnable(`${dir}/${name}`)) return `${dir}/${name}`;
+  }
+  return builtins.has(name) ? `/usr/bin/${name}` : undefined;
+}
+
+/**
+ * `which`, answering for the built-ins as `command -v` does (`/usr/bin/jq`): just-bash's own looks
+ * for files on `PATH`, and the workspace has none for them.
+ */
+function whichCommand(jb: JustBash, builtins: ReadonlySet<string>): object {
+  return jb.defineCommand("which", async (args, ctx) => {
+    const names = args.filter((a) => !a.startsWith("-"));
+    let stdout = "";
+    let missing = names.length === 0;
+    for (const name of names) {
+      const found = await whichOne(name, ctx, builtins);
+      if (found) stdout += `${found}\n`;
+      else missing = true;
+    }
+    return { stdout: args.includes("-s") ? "" : stdout, stderr: "", exitCode: missing ? 1 : 0 };
+  });
+}
+
 interface ScriptFs {
   resolvePath(base: string, path: string): string;
   stat(path: string): Promise<{ isDirectory: boolean }>;
@@ -146,7 +185,7 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
   const fs = bashFs(jb, options.cwd, {
     maxFileReadBytes: MAX_FILE_READ_BYTES,
     maxMemoryBytes: limits.maxFileSystemBytes,
-  }, commands);
+  });
   const script = await locate(fs as ScriptFs, options);
   if (!("code" in script)) {
     options.onStderr(script.stderr);
@@ -157,6 +196,7 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
     cwd: script.workDir,
     env: { HOME: "/", ...options.env },
     commands,
+    customCommands: [whichCommand(jb, new Set(commands))],
     executionLimits: limits,
     // It patches globals while a script runs (timers, `Function`, `process`), which the guest's
     // own work shares, and warns on the console; Deno's permissions are the boundary here.

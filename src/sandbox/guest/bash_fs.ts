@@ -3,11 +3,10 @@
  * workspace directory as `/` (`ReadWriteFs`: paths are resolved inside it,
  * `..` stops at its root, symlinks are neither made nor followed), or an
  * in-memory filesystem when the run has no workspace; `/tmp` in memory; and
- * `/dev`, `/proc`, `/bin` and `/usr/bin` as small in-memory folders that
- * refuse every change (writes to `/dev/null` vanish), so `> /dev/null` works,
- * commands are found in `/bin`, and nothing under them reaches the disk or
- * the host's devices. These five shadow the workspace's folders of the same
- * names.
+ * `/dev` and `/proc` as small in-memory folders that refuse every change
+ * (writes to `/dev/null` vanish), so `> /dev/null` works and nothing under
+ * them reaches the disk or the host's devices. These three shadow the
+ * workspace's folders of the same names.
  *
  * @module
  */
@@ -31,6 +30,28 @@ export interface JustBash {
   ) => object;
   /** Every built-in command's name. */
   getCommandNames(): string[];
+  /** A command written in TypeScript, run by the interpreter like its own. */
+  defineCommand(
+    name: string,
+    execute: (args: string[], ctx: CommandContext) => Promise<{
+      stdout: string;
+      stderr: string;
+      exitCode: number;
+    }>,
+  ): object;
+}
+
+/** What a command defined with `defineCommand` is given. */
+export interface CommandContext {
+  /** The block's filesystem. */
+  fs: {
+    resolvePath(base: string, path: string): string;
+    stat(path: string): Promise<{ isDirectory: boolean; mode: number }>;
+  };
+  /** The shell's working directory. */
+  cwd: string;
+  /** The shell's variables. */
+  env: Map<string, string>;
 }
 
 /** How large a file a script may read whole, and how much it may keep in memory. */
@@ -81,25 +102,40 @@ export function sealedFs(inner: object, mount: string, sinks: ReadonlySet<string
 }
 
 /**
- * The workspace as a filesystem. `exists` asks `stat`: `ReadWriteFs` asks Node's `access`,
- * which in Deno 2.9 reads the user id and, under `--deny-sys`, rejects a promise nobody
- * awaits: the child would die of it on `[ -e file ]` (measured).
+ * The workspace as a filesystem. `exists` and `stat` answer "no such file" from one `lstat` when
+ * nothing is at the path: bash looks every command up as files (`/usr/bin/echo`, `/bin/echo`,
+ * `/usr/bin`) before its built-ins, and `ReadWriteFs`'s checks through Node's fs cost ~0.4 ms
+ * each (`echo` in a loop was 12 times slower, measured). A path that exists goes through
+ * `ReadWriteFs`, which refuses symlinks. `exists` never asks Node's `access`: in Deno 2.9 it reads
+ * the user id and, under `--deny-sys`, rejects a promise nobody awaits, which killed the child on
+ * `[ -e file ]` (measured).
  */
 function workspaceFs(jb: JustBash, root: string, maxFileReadBytes: number): object {
   const fs = new jb.ReadWriteFs({ root, allowSymlinks: false, maxFileReadSize: maxFileReadBytes });
   const stat = (fs as { stat(path: string): Promise<unknown> }).stat.bind(fs);
+  const absent = (path: string) => {
+    if (!path.startsWith("/") || path.includes("\0") || path.split("/").includes("..")) {
+      return false;
+    }
+    try {
+      Deno.lstatSync(root + path);
+      return false;
+    } catch (err) {
+      return err instanceof Deno.errors.NotFound;
+    }
+  };
   return Object.assign(fs, {
-    exists: (path: string) => stat(path).then(() => true, () => false),
+    exists: (path: string) =>
+      absent(path) ? Promise.resolve(false) : stat(path).then(() => true, () => false),
+    stat: (path: string) =>
+      absent(path)
+        ? Promise.reject(fsError("ENOENT", `no such file or directory, stat '${path}'`))
+        : stat(path),
   });
 }
 
 /** The filesystem of one bash block: the workspace at `root` (or memory), with its mounts. */
-export function bashFs(
-  jb: JustBash,
-  root: string | undefined,
-  limits: BashFsLimits,
-  commands: readonly string[],
-): object {
+export function bashFs(jb: JustBash, root: string | undefined, limits: BashFsLimits): object {
   const memory = () => new jb.InMemoryFs({}, { maxTotalBytes: limits.maxMemoryBytes });
   const base = root === undefined ? memory() : workspaceFs(jb, root, limits.maxFileReadBytes);
   const sealed = (mount: string, files: Record<string, unknown>, sinks: string[] = []) => ({
@@ -107,12 +143,6 @@ export function bashFs(
     filesystem: sealedFs(new jb.InMemoryFs(files), mount, new Set(sinks)),
   });
   const devices = { "/null": "", "/zero": "", "/stdin": "", "/stdout": "", "/stderr": "" };
-  // Where bash looks a command up, once per command run: in memory, not on the workspace's
-  // disk (four checks through Node's fs each time made `echo` in a loop ~5 times slower).
-  const bin = Object.fromEntries(commands.map((name) => [`/${name}`, {
-    content: `#!/bin/bash\n# Built-in command: ${name}\n`,
-    mode: 0o755,
-  }]));
   return guarded(
     new jb.MountableFs({
       base,
@@ -120,8 +150,6 @@ export function bashFs(
         { mountPoint: "/tmp", filesystem: memory() },
         sealed("/dev", devices, ["/null", "/stdout", "/stderr"]),
         sealed("/proc", {}),
-        sealed("/bin", bin),
-        sealed("/usr/bin", {}),
       ],
     }),
   );
@@ -147,21 +175,30 @@ function fsError(code: string, text: string): Error {
   return Object.assign(new Error(`${code}: ${text}`), { code });
 }
 
-/** Whether `path` (from `base`) goes up from `/` at some point: `/..`, `../../x` from `/a`. */
+/**
+ * Whether `path` (from `base`) names something above `/`: it goes up from `/` and then down
+ * again (`../x` from `/`, `/tmp/../../etc`). Going up alone (`..` from `/`) stays at `/`, as in
+ * bash, so parent walks (`cd ..`, `rg` looking for ignore files) end there.
+ */
 export function climbsAboveRoot(base: string, path: string): boolean {
   let depth = 0;
+  let above = false;
   for (const part of (path.startsWith("/") ? path : `${base}/${path}`).split("/")) {
     if (part === "..") {
-      if (depth === 0) return true;
-      depth--;
-    } else if (part !== "" && part !== ".") depth++;
+      if (depth === 0) above = true;
+      else depth--;
+    } else if (part !== "" && part !== ".") {
+      if (above) return true;
+      depth++;
+    }
   }
   return false;
 }
 
 /**
- * `fs` with two rules of its own. A path that climbs above `/` is refused (`EACCES`) instead of
- * staying at `/`: `echo x > ../../x` is an attempt to leave the workspace and fails as one. And a
+ * `fs` with two rules of its own. A path that names something above `/` is refused (`EACCES`)
+ * instead of meaning the same name at `/`: `echo x > ../../x` is an attempt to leave the
+ * workspace and fails as one. And a
  * change that creates a file needs its folder to exist, as in bash: just-bash's filesystems make
  * missing parents, so `echo x > /etc/x` would quietly make `/etc`.
  */
@@ -173,7 +210,7 @@ function guarded(fs: object): object {
       if (key === "resolvePath") {
         return (base: string, path: string) => {
           if (climbsAboveRoot(base, path)) {
-            throw fsError("EACCES", `permission denied, '${path}' climbs above '/'`);
+            throw fsError("EACCES", `permission denied, '${path}' is above '/'`);
           }
           return inner.resolvePath(base, path);
         };
