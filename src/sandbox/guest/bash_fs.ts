@@ -143,20 +143,17 @@ export function bashFs(jb: JustBash, root: string | undefined, limits: BashFsLim
     filesystem: sealedFs(new jb.InMemoryFs(files), mount, new Set(sinks)),
   });
   const devices = { "/null": "", "/zero": "", "/stdin": "", "/stdout": "", "/stderr": "" };
-  return guarded(
-    new jb.MountableFs({
-      base,
-      mounts: [
-        { mountPoint: "/tmp", filesystem: memory() },
-        sealed("/dev", devices, ["/null", "/stdout", "/stderr"]),
-        sealed("/proc", {}),
-      ],
-    }),
-  );
+  const mounts = [
+    { mountPoint: "/tmp", filesystem: memory() },
+    sealed("/dev", devices, ["/null", "/stdout", "/stderr"]),
+    sealed("/proc", {}),
+  ];
+  return guarded(new jb.MountableFs({ base, mounts }), base as Changes, ["tmp", "dev", "proc"]);
 }
 
 interface Changes {
   stat(path: string): Promise<{ isDirectory: boolean }>;
+  exists(path: string): Promise<boolean>;
   resolvePath(base: string, path: string): string;
   [op: string]: unknown;
 }
@@ -196,17 +193,32 @@ export function climbsAboveRoot(base: string, path: string): boolean {
 }
 
 /**
- * `fs` with two rules of its own. A path that names something above `/` is refused (`EACCES`)
+ * `fs` with two rules of its own, and its mounts (`mounts`, names in `/`) left out of the listing
+ * of `/`. A path that names something above `/` is refused (`EACCES`)
  * instead of meaning the same name at `/`: `echo x > ../../x` is an attempt to leave the
  * workspace and fails as one. And a
  * change that creates a file needs its folder to exist, as in bash: just-bash's filesystems make
  * missing parents, so `echo x > /etc/x` would quietly make `/etc`.
  */
-function guarded(fs: object): object {
+function guarded(fs: object, base: Changes, mounts: readonly string[]): object {
   return new Proxy(fs as Changes, {
     get(inner, key) {
       const value = Reflect.get(inner, key, inner);
       if (typeof key !== "string" || typeof value !== "function") return value;
+      if (key === "readdir" || key === "readdirWithFileTypes") {
+        // The mounts are not listed in `/` (`ls /`, `find .` show the workspace), unless the
+        // workspace has folders of their names, which they shadow.
+        return async (path: string, ...rest: unknown[]) => {
+          const entries = await value.call(inner, path, ...rest) as (string | { name: string })[];
+          if (inner.resolvePath("/", path) !== "/") return entries;
+          const own = new Set<string>();
+          for (const name of mounts) if (await base.exists(`/${name}`)) own.add(name);
+          return entries.filter((e) => {
+            const name = typeof e === "string" ? e : e.name;
+            return !mounts.includes(name) || own.has(name);
+          });
+        };
+      }
       if (key === "resolvePath") {
         return (base: string, path: string) => {
           if (climbsAboveRoot(base, path)) {
