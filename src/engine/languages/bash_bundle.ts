@@ -40,6 +40,17 @@ function entryPath(): string {
   return fileURLToPath(url);
 }
 
+/** The entry to bundle and the bundle's id, found once per process. */
+let source: Promise<{ entry: string; id: string }> | undefined;
+
+async function findSource(): Promise<{ entry: string; id: string }> {
+  const entry = entryPath();
+  // The entry is dist/bundle/index.js; the manifest two folders up names the version.
+  const manifest = await Deno.readTextFile(join(dirname(entry), "..", "..", "package.json"));
+  const { name, version } = JSON.parse(manifest) as { name: string; version: string };
+  return { entry, id: `${name}@${version}-${(await sha256(manifest)).slice(0, 12)}` };
+}
+
 /**
  * The path of the just-bash bundle in `cacheDir` (a runtime's cache directory), made on first
  * use: named by a hash of the package's manifest, written aside and renamed, so concurrent
@@ -47,11 +58,11 @@ function entryPath(): string {
  * `package_unavailable` if just-bash does not bundle or the bundle cannot be written.
  */
 export async function bashBundle(cacheDir: string): Promise<string> {
-  const entry = entryPath();
-  // The entry is dist/bundle/index.js; the manifest two folders up names the version.
-  const manifest = await Deno.readTextFile(join(dirname(entry), "..", "..", "package.json"));
-  const { name, version } = JSON.parse(manifest) as { name: string; version: string };
-  const id = `${name}@${version}-${(await sha256(manifest)).slice(0, 12)}`;
+  if (!source) {
+    source = findSource();
+    source.catch(() => source = undefined);
+  }
+  const { entry, id } = await source;
   const dir = join(cacheDir, BASH_BUNDLE_DIR);
   try {
     return await bundleFile(id, entry, dir, { stubs: STUBS, define: DEFINE });
