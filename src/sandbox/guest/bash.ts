@@ -4,12 +4,13 @@
  * bundle the host made (one file the child may read, loaded by URL), so this
  * file imports nothing from npm.
  *
- * The filesystem the script sees is the workspace only: `/` is the workspace
- * directory (or an in-memory filesystem when there is none), `..` stops at
- * that root and no symlink can be made or followed. Deno's permissions are
- * the floor beneath: the child may read and write the workspace and the
- * bundle, nothing else. There are no network commands (no fetch is given to
- * just-bash), no Python or JavaScript commands, and no process to start.
+ * The filesystem the script sees is the workspace only (./bash_fs.ts): `/` is
+ * the workspace directory (or an in-memory filesystem when there is none), a
+ * path naming anything above `/` is refused, and no symlink can be made or
+ * followed. Deno's permissions are the floor beneath: the child may read the
+ * bundle and read and write the workspace, nothing else. There are no network
+ * commands (no fetch is given to just-bash), no Python or JavaScript
+ * commands, and no process to start.
  *
  * @module
  */

@@ -1,12 +1,13 @@
 /**
  * The filesystem a bash block sees, assembled from just-bash's own parts: the
  * workspace directory as `/` (`ReadWriteFs`: paths are resolved inside it,
- * `..` stops at its root, symlinks are neither made nor followed), or an
- * in-memory filesystem when the run has no workspace; `/tmp` in memory; and
- * `/dev` and `/proc` as small in-memory folders that refuse every change
- * (writes to `/dev/null` vanish), so `> /dev/null` works and nothing under
- * them reaches the disk or the host's devices. These three shadow the
- * workspace's folders of the same names.
+ * symlinks are neither made nor followed), or an in-memory filesystem when
+ * the run has no workspace; `/tmp` in memory; and `/dev` and `/proc` as small
+ * in-memory folders that refuse every change (writes to `/dev/null` vanish),
+ * so `> /dev/null` works and nothing under them reaches the disk or the
+ * host's devices. These three shadow the workspace's folders of the same
+ * names and are not listed in `/`. Over it all, a path naming anything above
+ * `/` is refused, and a file is created only in a folder that exists.
  *
  * @module
  */
