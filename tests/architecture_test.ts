@@ -43,6 +43,7 @@ const FOLDERS: Record<string, Record<string, number>> = {
     packages: 2,
     workspaces: 2,
     catalogue: 2,
+    languages: 3,
     typecheck: 3,
     sessions: 3,
     execution: 4,

@@ -1,7 +1,7 @@
 /**
  * The engine, one folder per capability (docs/architecture.md draws them):
  * `common` and `source` at the bottom; `artifacts`, `logs`, `packages`,
- * `workspaces`, `catalogue`, `typecheck` and `sessions` above them; the
+ * `workspaces`, `catalogue`, `languages`, `typecheck` and `sessions` above them; the
  * execution core (`execution`) on those; `snippets`, `discovery` and `code`
  * extending it; `runtime` wiring them into `createRuntime()`. Imports only
  * point down this list.
@@ -15,6 +15,7 @@ export * from "./logs/mod.ts";
 export * from "./packages/mod.ts";
 export * from "./workspaces/mod.ts";
 export * from "./catalogue/mod.ts";
+export * from "./languages/mod.ts";
 export * from "./typecheck/mod.ts";
 export * from "./sessions/mod.ts";
 export * from "./execution/mod.ts";

@@ -26,6 +26,8 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/program.ts",
   "sandbox/guest/python.ts",
   "sandbox/guest/python_boot.ts",
+  "sandbox/guest/bash.ts",
+  "sandbox/guest/bash_fs.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

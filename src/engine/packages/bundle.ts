@@ -57,8 +57,8 @@ function initialize(): Promise<void> {
 }
 
 /** Where a bundle lives:  readable name, then a hash of everything the bundle depends on. */
-async function bundlePath(cacheDir: string, id: string): Promise<string> {
-  const key = `${id}|esbuild@${ESBUILD_VERSION}|format ${BUNDLE_FORMAT}`;
+async function bundlePath(cacheDir: string, id: string, salt = ""): Promise<string> {
+  const key = `${id}|esbuild@${ESBUILD_VERSION}|format ${BUNDLE_FORMAT}${salt && `|${salt}`}`;
   const readable = id.replace(/[^A-Za-z0-9@._-]+/g, "+").slice(0, 80);
   return join(cacheDir, `${readable}.${(await sha256(key)).slice(0, 24)}.js`);
 }
@@ -111,12 +111,75 @@ async function loadOrBuild(
     );
   }
   const code = await build(id, entry);
-  await Deno.mkdir(cacheDir, { recursive: true });
-  // Written aside and renamed, so a reader in another process never sees half a bundle.
-  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, code);
-  await Deno.rename(tmp, path);
+  await writeAside(path, code);
   return code;
+}
+
+/** Writes `code` to `path` aside and renames it, so a reader in another process never sees half a bundle. */
+async function writeAside(path: string, code: string): Promise<void> {
+  await Deno.mkdir(dirname(path), { recursive: true });
+  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeTextFile(tmp, code);
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+const files = new Map<string, Promise<string>>();
+
+/** Options for {@link bundleFile}. */
+export interface BundleFileOptions {
+  /**
+   * Packages (bare names, `sql.js`) replaced by an empty CommonJS module: optional native or
+   * worker-only dependencies a bundle cannot use in the sandbox. Their users fail when called.
+   */
+  stubs?: readonly string[];
+  /** More of esbuild's `define` (`{ "process.env": "{}" }`): expressions replaced as it bundles. */
+  define?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Bundles the module file `entry` and everything it imports into one
+ * self-contained ES module file in `cacheDir`, and returns its path. `id`
+ * names it (`just-bash@3.4.2/node`): the file is named by a hash of the id,
+ * the esbuild version and the bundle format, so it is built once per disk
+ * and a later call only finds it. Node built-ins stay `node:` imports.
+ * Throws `package_unavailable` if the files do not bundle.
+ */
+export function bundleFile(
+  id: string,
+  entry: string,
+  cacheDir: string,
+  options: BundleFileOptions = {},
+): Promise<string> {
+  const stubs = [...options.stubs ?? []].sort();
+  const define = options.define ?? {};
+  const salt = JSON.stringify({ stubs, define: Object.entries(define).sort() });
+  const key = `${cacheDir}\0${id}\0${salt}`;
+  let made = files.get(key);
+  if (made) {
+    stats.memoryHits++;
+    return made;
+  }
+  made = (async () => {
+    const path = await bundlePath(cacheDir, id, salt);
+    try {
+      if ((await Deno.stat(path)).isFile) {
+        stats.diskHits++;
+        return path;
+      }
+    } catch {
+      // Not bundled yet on this disk.
+    }
+    await writeAside(path, await build(id, entry, { stubs, define }));
+    return path;
+  })();
+  files.set(key, made);
+  made.catch(() => files.delete(key));
+  return made;
 }
 
 const NODE_BUILTIN =
@@ -124,7 +187,15 @@ const NODE_BUILTIN =
 
 const loaderOf = (path: string): esbuild.Loader => path.endsWith(".json") ? "json" : "js";
 
-async function build(id: string, entry: string): Promise<string> {
+/** The package name of a bare specifier (`@scope/name/x` → `@scope/name`). */
+const packageOf = (spec: string) =>
+  spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/");
+
+async function build(
+  id: string,
+  entry: string,
+  { stubs = [], define = {} }: BundleFileOptions = {},
+): Promise<string> {
   await initialize();
   stats.builds++;
   const plugin: esbuild.Plugin = {
@@ -132,6 +203,7 @@ async function build(id: string, entry: string): Promise<string> {
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind === "entry-point") return { path: args.path, namespace: "pkg" };
+        if (stubs.includes(packageOf(args.path))) return { path: args.path, namespace: "stub" };
         if (NODE_BUILTIN.test(args.path)) {
           return {
             path: args.path.startsWith("node:") ? args.path : `node:${args.path}`,
@@ -151,6 +223,10 @@ async function build(id: string, entry: string): Promise<string> {
         loader: loaderOf(args.path),
         resolveDir: dirname(args.path),
       }));
+      b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
+        contents: "module.exports = {};",
+        loader: "js",
+      }));
     },
   };
   try {
@@ -166,7 +242,7 @@ async function build(id: string, entry: string): Promise<string> {
       legalComments: "eof",
       charset: "utf8",
       logLevel: "silent",
-      define: { "process.env.NODE_ENV": '"production"' },
+      define: { "process.env.NODE_ENV": '"production"', ...define },
       plugins: [plugin],
     });
     return out.outputFiles[0].text;

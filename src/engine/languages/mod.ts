@@ -1,0 +1,7 @@
+/**
+ * Languages besides TypeScript that a block can be written in: what the
+ * host prepares for them. bash: the just-bash bundle a bash child reads.
+ *
+ * @module
+ */
+export { BASH_BUNDLE_DIR, bashBundle } from "./bash_bundle.ts";
