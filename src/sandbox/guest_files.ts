@@ -28,6 +28,7 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/python_boot.ts",
   "sandbox/guest/bash.ts",
   "sandbox/guest/bash_fs.ts",
+  "sandbox/guest/bash_run.ts",
   "sandbox/protocol.ts",
   "rpc/codec.ts",
   "rpc/framing.ts",

@@ -26,8 +26,8 @@ export interface LanguageEntry {
 /** Every language Cordon knows, TypeScript first (the default). */
 export const LANGUAGES: readonly LanguageEntry[] = [
   { name: "typescript", aliases: ["ts", "javascript", "js"], runs: true, sessions: true },
-  { name: "python", aliases: ["py"], runs: true, sessions: false },
-  { name: "bash", aliases: ["sh"], runs: false, sessions: false },
+  { name: "python", aliases: ["py", "python3"], runs: true, sessions: false },
+  { name: "bash", aliases: ["sh"], runs: true, sessions: false },
 ];
 
 /** Files a language's children may read (besides a workspace) and the guest's arguments. */

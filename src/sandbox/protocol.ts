@@ -68,7 +68,7 @@ export interface RunParams {
    * The language of `module`, when not TypeScript: `python` sends the user's Python source as
    * `module` (the child was started with Pyodide loaded).
    */
-  language?: "python";
+  language?: "python" | "bash";
 }
 
 /** A program run's invocation, as the guest needs it. */

@@ -10,7 +10,7 @@ const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
  * The guest's roots: its entry, and the bash runner (sandbox/guest/bash.ts), which runs in the
  * child too (the entry imports it once bash blocks are dispatched there).
  */
-const GUEST_ROOTS = ["sandbox/guest/entry.ts", "sandbox/guest/bash.ts"];
+const GUEST_ROOTS = ["sandbox/guest/entry.ts"];
 
 Deno.test("GUEST_MODULES is exactly the guest's module graph", async () => {
   const graph = new Set<string>();

@@ -4,9 +4,12 @@
  * of a model's answer, run them in order, and hand back one text `output`
  * and an exit code.
  *
- * Only TypeScript and JavaScript run; Cordon has no other interpreter in its
- * sandbox. `tsx`/`jsx` are refused too: the sandbox transpiles TypeScript
- * without a JSX runtime, so JSX could only fail later and less clearly.
+ * TypeScript/JavaScript blocks run in one session (a later block sees an
+ * earlier one's declarations); Python blocks (Pyodide) and bash blocks
+ * (just-bash) run in the same locked-down child, each on its own, as the
+ * document's executors run each block as its own process. `tsx`/`jsx` are
+ * refused: the sandbox transpiles TypeScript without a JSX runtime, so JSX
+ * could only fail later and less clearly.
  *
  * @module
  */
@@ -53,7 +56,25 @@ export interface ExecuteCodeResult {
 }
 
 /** The languages {@link executeCode} runs, as written after a fence. */
-export const SUPPORTED_LANGUAGES: readonly string[] = ["ts", "typescript", "js", "javascript"];
+export const SUPPORTED_LANGUAGES: readonly string[] = [
+  "ts",
+  "typescript",
+  "js",
+  "javascript",
+  "python",
+  "py",
+  "python3",
+  "bash",
+  "sh",
+];
+
+/** The language `execute()` runs a block in, by the name its fence gave. */
+function blockLanguage(language: string): "typescript" | "python" | "bash" {
+  const l = language.toLowerCase();
+  if (l === "python" || l === "py" || l === "python3") return "python";
+  if (l === "bash" || l === "sh") return "bash";
+  return "typescript";
+}
 
 /** The part of a runtime {@link executeCode} needs. */
 export interface CodeRunner {
@@ -76,7 +97,7 @@ function checkRequest(request: ExecuteCodeRequest): CodeBlock[] {
     if (typeof block?.code !== "string") {
       throw new CordonError("invalid_request", `Code block ${index + 1} has no code`);
     }
-    const language = String(block.language ?? "").toLowerCase();
+    const language = String(block.language ?? "").trim().toLowerCase();
     if (SUPPORTED_LANGUAGES.includes(language)) return;
     const named = language === "" ? "names no language" : `is ${language}`;
     throw new CordonError(
@@ -103,11 +124,14 @@ function toJson(value: unknown): string {
 /** One block's part of the output. */
 function blockOutput(result: ExecuteResult): string[] {
   const lines = result.logs.map((entry) => entry.message);
+  // A Python block whose last statement is not an expression (a print) has no value to show.
+  const none = result.meta.language === "python" &&
+    (result as { result?: unknown }).result === null;
   if (result.meta.logsTruncated) {
     lines.push(`(console output cut short; readLogs of ${result.executionId} has every kept line)`);
   }
   if (result.status === "completed") {
-    if (result.result !== undefined) lines.push(toJson(result.result));
+    if (result.result !== undefined && !none) lines.push(toJson(result.result));
   } else if (result.status === "paused") {
     const calls = result.pending.map((p) => `${p.connector}.${p.tool} (seq ${p.seq})`).join(", ");
     lines.push(`paused: execution ${result.executionId} waits for a decision on ${calls}`);
@@ -121,7 +145,7 @@ function blockOutput(result: ExecuteResult): string[] {
 }
 
 /**
- * Runs TypeScript/JavaScript code blocks in order, each as its own execution, and stops at the
+ * Runs code blocks (TypeScript/JavaScript, Python, bash) in order, each as its own execution, and stops at the
  * first that does not complete. Throws `unsupported_language` (before anything runs) when a
  * block is in another language.
  *
@@ -164,7 +188,16 @@ export async function executeCode(
       });
     for (const [i, block] of blocks.entries()) {
       const last = i === blocks.length - 1;
-      let result = sessionId
+      const language = blockLanguage(String(block.language).trim());
+      let result = language !== "typescript"
+        // Python and bash blocks run on their own (no session), in the caller's workspace.
+        ? await runtime.execute({
+          code: block.code,
+          language,
+          timeoutMs: request.timeoutMs,
+          ...(ws ? { workspace: last ? ws : staged } : {}),
+        })
+        : sessionId
         ? await runtime.execute({
           code: block.code,
           timeoutMs: request.timeoutMs,

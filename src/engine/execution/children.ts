@@ -11,6 +11,7 @@ import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import { ChildPool } from "../../sandbox/pool.ts";
 import type { PythonFiles } from "../../sandbox/pyodide.ts";
+import type { LanguageFiles } from "../../sandbox/languages.ts";
 import { keepTurnShort } from "../../loop.ts";
 import type { Limits } from "./limits.ts";
 
@@ -34,6 +35,8 @@ export class Children {
   readonly #defaultPolicy: SandboxPolicy;
   readonly #pool: ChildPool;
   readonly #python: PythonChildren | undefined;
+  /** The bash bundle's files (built on the first bash run); absent: bash is refused. */
+  readonly #bash: (() => Promise<LanguageFiles>) | undefined;
   #pythonPool: ChildPool | undefined;
   readonly #active = new Set<SandboxChild>();
 
@@ -45,7 +48,9 @@ export class Children {
     poolSize: number,
     connectors: ConnectorRegistry,
     python?: PythonChildren,
+    bash?: () => Promise<LanguageFiles>,
   ) {
+    this.#bash = bash;
     this.#connectors = connectors;
     this.#env = env;
     this.#defaults = defaults;
@@ -98,6 +103,9 @@ export class Children {
       if (!this.#python) throw new CordonError("not_supported", "This runtime runs no Python");
       files = this.#python.files.files();
       this.#python.files.snapshot(); // Built once, in the background: later children restore it.
+    } else if (policy.language === "bash") {
+      if (!this.#bash) throw new CordonError("not_supported", "This runtime runs no bash");
+      files = await this.#bash();
     }
     const child = await SandboxChild.spawn({
       env: this.#env,

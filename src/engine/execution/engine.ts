@@ -49,13 +49,8 @@ export class Engine {
   constructor(parts: EngineParts) {
     this.parts = parts;
     this.nodeId = parts.nodeId ?? newId("node");
-    this.#children = new Children(
-      parts.env,
-      parts.defaults,
-      parts.poolSize,
-      parts.registry,
-      parts.python,
-    );
+    const { env, defaults, poolSize, registry, python, bash } = parts;
+    this.#children = new Children(env, defaults, poolSize, registry, python, bash);
   }
 
   get closed(): boolean {

@@ -52,7 +52,8 @@ export function envelope(
     logsDropped: pass.logs.dropped,
     logsTruncated: pass.logs.truncated,
   };
-  if (row.policy.language === "python") meta.language = "python";
+  const language = row.policy.language;
+  if (language === "python" || language === "bash") meta.language = language;
   if (run.session) {
     meta.sessionId = run.session.live.id;
     meta.sessionStatus = run.session.status;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { LanguageFiles } from "../../sandbox/languages.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { MemoryGuard } from "../../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../../sandbox/child.ts";
@@ -44,6 +45,8 @@ export interface EngineParts {
   poolSize: number;
   /** Python's files and warm pool (absent: Python runs are refused with `not_supported`). */
   python?: PythonChildren;
+  /** The bash bundle's files, built on first use (absent: bash runs are refused). */
+  bash?: () => Promise<LanguageFiles>;
   executions: ExecutionStore;
   calls: CallStore;
   logs: LogStore;

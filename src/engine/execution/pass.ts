@@ -101,8 +101,8 @@ export class Pass {
       connectors: child.preparedFor === registry.guestKey() ? [] : registry.guestConnectors(),
       maxResultBytes: limits.maxResultBytes,
     };
-    if (this.#o.source.language) params.language = this.#o.source.language;
-    if (this.#o.program) params.program = this.#o.program;
+    const { language } = this.#o.source, { program } = this.#o;
+    Object.assign(params, language ? { language } : {}, program ? { program } : {});
     const ws = this.#o.workspace;
     if (ws) {
       params.workspace = { dir: ws.dir };

@@ -16,8 +16,9 @@ import type { EngineParts } from "./parts.ts";
 import { workspaceOf } from "./envelope.ts";
 
 /** The row's language when it is not TypeScript. */
-export function rowLanguage(row: ExecutionRow): "python" | undefined {
-  return row.policy.language === "python" ? "python" : undefined;
+export function rowLanguage(row: ExecutionRow): "python" | "bash" | undefined {
+  const language = row.policy.language;
+  return language === "python" || language === "bash" ? language : undefined;
 }
 
 /** The row's code, ready for the guest (throws a typed error for code that cannot run). */
@@ -26,8 +27,9 @@ export async function runSource(
   row: ExecutionRow,
   session: SessionUse | undefined,
 ): Promise<PreparedSource> {
-  if (rowLanguage(row) === "python") {
-    return { form: "script", module: row.code, lineOffset: 0, language: "python" };
+  const language = rowLanguage(row);
+  if (language) {
+    return { form: "script", module: row.code, lineOffset: 0, language };
   }
   let source = parts.prepare ? await parts.prepare(row.code) : prepareSource(row.code);
   if (session) {

@@ -184,7 +184,7 @@ export interface ExecutionMeta {
   /** How the code was read (script body, function or module); absent when it never got that far. */
   form?: CodeForm;
   /** The code's language, when it is not TypeScript (`python`: it ran unchecked). */
-  language?: "python";
+  language?: "python" | "bash";
   /** Console bytes received, kept and returned inline. */
   logBytes: number;
   /** Console lines dropped because the kept output passed `maxConsoleBytes`. */

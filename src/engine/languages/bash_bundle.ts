@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { LanguageFiles } from "../../sandbox/languages.ts";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CordonError } from "../../errors.ts";
@@ -74,4 +75,10 @@ export async function bashBundle(cacheDir: string): Promise<string> {
       { details: { package: id }, cause: err },
     );
   }
+}
+
+/** What a bash child needs: read access to the bundle, whose path its guest takes as an argument. */
+export async function bashFiles(cacheDir: string): Promise<LanguageFiles> {
+  const path = await bashBundle(cacheDir);
+  return { readPaths: [path], args: [`--cordon-bash=${path}`] };
 }

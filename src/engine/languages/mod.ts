@@ -4,4 +4,4 @@
  *
  * @module
  */
-export { BASH_BUNDLE_DIR, bashBundle } from "./bash_bundle.ts";
+export { BASH_BUNDLE_DIR, bashBundle, bashFiles } from "./bash_bundle.ts";

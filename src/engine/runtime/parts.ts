@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { LanguageFiles } from "../../sandbox/languages.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { ChildEnvironment } from "../../sandbox/child.ts";
 import type { PythonFiles } from "../../sandbox/pyodide.ts";
@@ -119,6 +120,8 @@ export interface EngineWiring {
   memoryGuard: MemoryGuard;
   /** Pyodide's files for Python children. */
   python: PythonFiles;
+  /** The bash bundle's files for bash children. */
+  bash: () => Promise<LanguageFiles>;
   discovery: { catalogue: Catalogue; snippets: Snippets };
   sessions: SessionManager;
   packages: PackageSet;
@@ -137,6 +140,7 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     memoryGuard: w.memoryGuard,
     poolSize: w.settings.poolSize,
     python: { files: w.python, pool: w.settings.pythonPool },
+    bash: w.bash,
     executions,
     calls: w.stores.calls,
     logs,

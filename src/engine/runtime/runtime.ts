@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { bashFiles } from "../languages/bash_bundle.ts";
 import { programsApi } from "./programs.ts";
 import { join, resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -95,6 +96,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       denoDir: folders.denoDir,
       snapshot: options.python?.snapshot,
     }),
+    bash: () => bashFiles(folders.base),
     discovery,
     sessions,
     packages,

@@ -36,7 +36,7 @@ export interface PreparedSource {
   /** Lines added before the user's first line. */
   lineOffset: number;
   /** `python`: `module` is the user's Python block, run by the guest's Python runner. */
-  language?: "python";
+  language?: "python" | "bash";
 }
 
 /** The longest code accepted, in characters (a prompt-sized script is far below). */

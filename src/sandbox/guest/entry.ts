@@ -14,6 +14,7 @@ import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
+  type LogLevel,
   METHOD_LOG,
   METHOD_PREPARE,
   METHOD_READY,
@@ -27,11 +28,13 @@ import { concealHost } from "./conceal.ts";
 import { installedConnectors, isToolError, prepareConnectors, prepareGlobals } from "./globals.ts";
 import { loadPython, pythonArgs, runPython } from "./python.ts";
 import { beginProgram, ProgramExit, programStdin } from "./program.ts";
+import { bashBundleUrl, runBashFrame } from "./bash_run.ts";
 import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
 // A Python child's arguments name Pyodide's files; read once, then hidden.
+const bashBundle = bashBundleUrl(Deno.args);
 const python = pythonArgs();
 // A script that catches a refused fetch reads Cordon's remedy too, not Deno's flag.
 explainDeniedFetch();
@@ -158,6 +161,10 @@ async function run(params: RunParams): Promise<RunResult> {
   prepareGlobals(peer, params);
   let value: unknown;
   const program = params.program ? beginProgram({ ...params, program: params.program }) : undefined;
+  if (params.language === "bash") {
+    const log = (level: LogLevel, message: string) => peer.notify(METHOD_LOG, { level, message });
+    return { value: await runBashFrame(params, bashBundle, program?.env, log) };
+  }
   if (params.language === "python") {
     value = await runPython(params, installedConnectors(), program?.env);
     checkResult(value, params.maxResultBytes);

@@ -123,13 +123,37 @@ Deno.test("executeCode() runs ts and js blocks in order and joins their output",
   for (const id of out.executionIds) assert.equal((await rt.execution(id))?.status, "completed");
 });
 
+Deno.test("executeCode() runs Python and bash blocks too, each in its own run", async () => {
+  await using rt = await open();
+  const out = await rt.executeCode({
+    codeBlocks: [
+      ...extractCodeBlocks(ANSWER),
+      { language: "python", code: "x = await math.add(a=1, b=1)\nx * 10" },
+      { language: "sh", code: "echo from bash; echo $((6 * 7))" },
+    ],
+  });
+  assert.equal(out.exitCode, 0, out.output);
+  assert.equal(
+    out.output,
+    'sum is 5\n{"sum":5}\n5\ntemplate with backticks\n[1,"2n"]\n20\nfrom bash\n42',
+  );
+  assert.equal(out.executionIds.length, 5);
+  const failing = await rt.executeCode({
+    codeBlocks: [{ language: "bash", code: "echo a; exit 4" }],
+  });
+  assert.deepEqual([failing.exitCode, failing.output], [
+    1,
+    "a\nscript_error: bash exited with status 4",
+  ]);
+});
+
 Deno.test("executeCode() refuses another language before running anything", async () => {
   await using rt = await open();
-  const blocks = extractCodeBlocks(ANSWER);
+  const blocks = [...extractCodeBlocks(ANSWER), { language: "ruby", code: "puts 1" }];
   await assert.rejects(rt.executeCode({ codeBlocks: blocks }), (err: Error & { code?: string }) => {
     assert.equal(err.code, "unsupported_language");
-    assert.match(err.message, /block 2 is python/);
-    assert.match(err.message, /ts, typescript, js, javascript/);
+    assert.match(err.message, /block 4 is ruby/);
+    assert.match(err.message, /ts, typescript, js, javascript, python, py, python3, bash, sh/);
     return true;
   });
   assert.equal((await rt.executions()).items.length, 0, "nothing ran");
