@@ -39,4 +39,8 @@ export interface SpawnChildOptions {
   limits: ChildStreamLimits;
   /** Memory limit for the child's cgroup, if one is made. */
   memoryBytes: number;
+  /** Tasks the child may have, where the cgroup `pids` controller is enforced (default 128). */
+  maxPids?: number;
+  /** Percent of one CPU the child may use, where a CPU quota is enforced; absent: no quota. */
+  cpuPercent?: number;
 }
