@@ -58,6 +58,6 @@ Deno.test("DEFAULT_LIMITS are the documented values", () => {
   assert.equal(DEFAULT_LIMITS.timeoutMs, 30_000);
   assert.equal(DEFAULT_MAX_LIMITS.timeoutMs, 120_000);
   for (const [k, v] of Object.entries(DEFAULT_LIMITS)) {
-    assert.ok(v <= DEFAULT_MAX_LIMITS[k as keyof typeof DEFAULT_LIMITS], k);
+    assert.ok(v <= DEFAULT_MAX_LIMITS[k as keyof typeof DEFAULT_LIMITS]!, k);
   }
 });
