@@ -159,10 +159,8 @@ async function childGroup(
       if (limits.memoryBytes !== now.memoryBytes) await setMemory(limits.memoryBytes);
       const max = limits.maxPids ?? CHILD_PIDS_MAX;
       if (max !== now.maxPids) {
-        if (!pids) failed.push("pids");
-        else {await write(join(pids, "pids.max"), String(max)).then(() =>
-            now.maxPids = max, () =>
-            failed.push("pids"));}
+        const set = pids ? write(join(pids, "pids.max"), String(max)) : Promise.reject();
+        await set.then(() => now.maxPids = max, () => failed.push("pids"));
       }
       const percent = limits.cpuPercent;
       if (percent !== now.cpuPercent || (percent !== undefined && !inQuota)) {
