@@ -7,7 +7,7 @@
  * @module
  */
 import { type ErrorInfo, errorInfo } from "../../errors.ts";
-import type { LimitController, MemoryGuard } from "../../sandbox/cgroup.ts";
+import { CHILD_PIDS_MAX, type LimitController, type MemoryGuard } from "../../sandbox/cgroup.ts";
 import type { SandboxChild } from "../../sandbox/child.ts";
 import type { Limits } from "./limits.ts";
 import type { Outcome } from "./pass_options.ts";
@@ -39,7 +39,8 @@ export function groupLimits(
 ): { memoryBytes: number; maxPids: number; cpuPercent?: number } {
   return {
     memoryBytes: limits.memoryMiB * MiB,
-    maxPids: limits.maxPids,
+    // A row stored before `maxPids` existed runs under the built-in bound.
+    maxPids: limits.maxPids ?? CHILD_PIDS_MAX,
     ...(limits.cpuPercent !== undefined ? { cpuPercent: limits.cpuPercent } : {}),
   };
 }
@@ -70,11 +71,11 @@ export function pidsError(maxPids: number, cause?: string): ErrorInfo {
 export async function taskLimitOutcome(
   child: SandboxChild,
   outcome: Outcome,
-  maxPids: number,
+  maxPids: number | undefined,
 ): Promise<Outcome> {
   if (outcome.ok) return outcome;
   const { code, message } = outcome.error;
   if (code !== "script_error" && code !== "sandbox_crashed") return outcome;
   const hit = child.alive ? await child.pidsLimitHit() : (await child.exited).pidsLimitHit;
-  return hit ? { ok: false, error: pidsError(maxPids, message) } : outcome;
+  return hit ? { ok: false, error: pidsError(maxPids ?? CHILD_PIDS_MAX, message) } : outcome;
 }

@@ -95,6 +95,24 @@ Deno.test("cpuPercent: 20 holds a CPU-bound script to about a fifth of a CPU", a
   }
 });
 
+Deno.test("a cold child (no pool) starts in its quota group: cpuPercent: 20 holds it too", async () => {
+  const m = meter();
+  await using rt = await createRuntime({
+    connectors: [m.connector],
+    db: ":memory:",
+    pool: { size: 0 },
+    typecheck: "off",
+  });
+  if (!rt.capabilities().enforcedLimits.cpuPercent) return; // Tested below, as not enforced.
+  const r = await rt.execute({ code: SPIN, limits: { cpuPercent: 20 } });
+  assert.equal(r.status, "completed", Deno.inspect(r).slice(0, 600));
+  assert.equal(r.meta.pooled, false);
+  assert.ok(
+    m.share() <= 0.4,
+    `with a 20 % quota the script used ${(m.share() * 100).toFixed(0)} %`,
+  );
+});
+
 Deno.test("maxPids: Workers past the limit fail limit_exceeded; a trivial script runs under it", async () => {
   await using rt = await createRuntime({
     connectors: [],
