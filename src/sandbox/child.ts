@@ -11,7 +11,7 @@ import { type ErrorInfo, errorInfo } from "../errors.ts";
 import { FrameWriter, READ_SLICE_MS, readFrames } from "../rpc/framing.ts";
 import { bigFrameParser } from "../rpc/big_frames.ts";
 import { type NotificationHandler, Peer, type RequestHandler } from "../rpc/peer.ts";
-import type { ChildGroup } from "./cgroup.ts";
+import { type ChildGroup, type GroupLimits, type LimitController, unenforced } from "./cgroup.ts";
 import { launchChild } from "./child_launch.ts";
 import type { SpawnChildOptions } from "./child_options.ts";
 import { faultInfo, MAX_STDERR_BYTES, readCapped } from "./child_output.ts";
@@ -40,6 +40,8 @@ export interface ChildExit {
   fault?: ErrorInfo;
   /** The kernel's OOM killer took it (cgroup). */
   oomKilled: boolean;
+  /** A new thread or process was refused at its cgroup pids limit (asked only when it died). */
+  pidsLimitHit?: boolean;
   /** The first {@link MAX_STDERR_BYTES} of stderr. */
   stderr: string;
 }
@@ -79,7 +81,7 @@ export class SandboxChild {
   #alive = true;
   /** The host sent the SIGKILL: the kernel's OOM killer did not end it, so nobody asks. */
   #hostKilled = false;
-  #memoryBytes: number;
+  #enforces: Readonly<Record<LimitController, boolean>>;
   #suspended = false;
 
   private constructor(
@@ -92,7 +94,7 @@ export class SandboxChild {
     this.#group = group;
     this.pid = process.pid;
     this.policy = options.policy;
-    this.#memoryBytes = options.memoryBytes;
+    this.#enforces = options.env.memoryGuard.enforces;
     const stdin = process.stdin.getWriter();
     const writer = new FrameWriter((bytes) => stdin.write(bytes));
     let markReady!: () => void;
@@ -136,9 +138,9 @@ export class SandboxChild {
       await stdin.close().catch(() => {});
       // Reading the cgroup's OOM count costs two files per child; it only says something about
       // a child the host did not kill itself.
-      const oomKilled = group && !this.#hostKilled
-        ? await group.oomKilled().catch(() => false)
-        : false;
+      const asked = group && !this.#hostKilled;
+      const oomKilled = asked ? await group.oomKilled().catch(() => false) : false;
+      const pidsLimitHit = asked ? await group.pidsLimitHit().catch(() => false) : false;
       if (group) await group.remove().catch(() => {});
       await retireRun(options.env.denoDir, run.id, run.location);
       const exit: ChildExit = {
@@ -147,6 +149,7 @@ export class SandboxChild {
         oomKilled,
         stderr: errText,
       };
+      if (pidsLimitHit) exit.pidsLimitHit = true;
       if (this.#killedFor) exit.killedFor = this.#killedFor;
       if (this.#fault) exit.fault = this.#fault;
       peer.close(
@@ -192,11 +195,20 @@ export class SandboxChild {
     if (this.#fault) handlers.onFault?.(this.#fault);
   }
 
-  /** Sets the cgroup memory limit (before the run starts); a no-op when unchanged. */
-  async setMemory(bytes: number): Promise<void> {
-    if (!this.#group || bytes === this.#memoryBytes) return;
-    await this.#group.setMemory(bytes);
-    this.#memoryBytes = bytes;
+  /**
+   * Sets a run's cgroup limits before it starts (no cgroup operation for one unchanged since
+   * spawn); returns the controllers whose limit is not enforced (none on this host, or refused).
+   */
+  async applyLimits(limits: GroupLimits): Promise<LimitController[]> {
+    const missing = unenforced(this.#enforces, limits);
+    if (!this.#group) return unenforced({ memory: false, cpu: false, pids: false }, limits);
+    const failed = await this.#group.apply(limits);
+    return [...new Set([...missing, ...failed])];
+  }
+
+  /** True when the child's cgroup refused it a thread or process at its pids limit. */
+  pidsLimitHit(): Promise<boolean> {
+    return this.#group?.pidsLimitHit().catch(() => false) ?? Promise.resolve(false);
   }
 
   /** Peak memory of the child's cgroup, if measured. */

@@ -34,7 +34,10 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
   const location = await locationDataDirs(env.denoDir, runId);
   // Noted before it starts: should this host die, the next one wipes the run's storage.
   await Promise.all([blockCacheStorage(location[1]), noteRun(env.denoDir, runId)]);
-  const group = await env.memoryGuard.create(options.memoryBytes);
+  const group = await env.memoryGuard.create(options.memoryBytes, {
+    ...(options.maxPids !== undefined ? { maxPids: options.maxPids } : {}),
+    ...(options.cpuPercent !== undefined ? { cpuPercent: options.cpuPercent } : {}),
+  });
   const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
   let process: Deno.ChildProcess;
   try {

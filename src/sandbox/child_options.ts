@@ -42,4 +42,8 @@ export interface SpawnChildOptions {
   memoryBytes: number;
   /** What the policy's language needs besides (Pyodide's files for Python). */
   files?: LanguageFiles;
+  /** Tasks the child may have, where the cgroup `pids` controller is enforced (default 128). */
+  maxPids?: number;
+  /** Percent of one CPU the child may use, where a CPU quota is enforced; absent: no quota. */
+  cpuPercent?: number;
 }

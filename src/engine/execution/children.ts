@@ -1,6 +1,7 @@
 /**
  * Where a pass's child comes from: the warm pool when the run asks for the
- * default policy and streams, else a fresh spawn. Every child handed out is
+ * default policy and streams, else a fresh spawn. A run's memory, task and CPU limits do not
+ * matter here: its pass sets them on a pooled child before the run (`applyRunLimits`). Every child handed out is
  * tracked until it exits, so closing the engine can kill them all.
  *
  * @module
@@ -13,9 +14,8 @@ import { ChildPool } from "../../sandbox/pool.ts";
 import type { PythonFiles } from "../../sandbox/pyodide.ts";
 import type { LanguageFiles } from "../../sandbox/languages.ts";
 import { keepTurnShort } from "../../loop.ts";
+import { groupLimits } from "./enforcement.ts";
 import type { Limits } from "./limits.ts";
-
-const MiB = 1024 * 1024;
 
 /** Python children: Pyodide's files and how many wait warm once Python is first used. */
 export interface PythonChildren {
@@ -111,7 +111,8 @@ export class Children {
       env: this.#env,
       policy,
       limits: { maxFrameBytes: limits.maxFrameBytes, maxOutputBytes: limits.maxOutputBytes },
-      memoryBytes: limits.memoryMiB * MiB,
+      // A cold child starts under its run's cgroup limits; a pooled one gets them before its run.
+      ...groupLimits(limits),
       ...(files ? { files } : {}),
     });
     child.prepare(this.#connectors.guestConnectors(), this.#connectors.guestKey());

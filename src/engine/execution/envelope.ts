@@ -6,6 +6,7 @@
  * @module
  */
 import type { ErrorInfo } from "../../errors.ts";
+import { CHILD_PIDS_MAX } from "../../sandbox/cgroup.ts";
 import type { CallEntry } from "../../store/calls.ts";
 import type { ExecutionRow, ExecutionStatus } from "../../store/executions.ts";
 import type { Workspace } from "../workspaces/workspace.ts";
@@ -45,6 +46,10 @@ export function envelope(
     memoryGuard: parts.memoryGuard.kind,
     heapMiB: limits.heapMiB,
     memoryMiB: limits.memoryMiB,
+    // A row stored before `maxPids` existed ran under the built-in bound.
+    maxPids: limits.maxPids ?? CHILD_PIDS_MAX,
+    ...(limits.cpuPercent !== undefined ? { cpuPercent: limits.cpuPercent } : {}),
+    ...(pass.notEnforced.length > 0 ? { limitsNotEnforced: [...pass.notEnforced] } : {}),
     pooled: pass.pooled,
     form: pass.form,
     replayed: journal.replaying,
@@ -145,6 +150,7 @@ export function early(
     memoryGuard: parts.memoryGuard.kind,
     heapMiB: limits.heapMiB,
     memoryMiB: limits.memoryMiB,
+    maxPids: limits.maxPids,
     pooled: false,
     replayed: false,
     logBytes: 0,

@@ -6,6 +6,7 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
+import { CHILD_PIDS_MAX } from "../../sandbox/cgroup.ts";
 
 /** The limits one execution runs under. */
 export interface Limits {
@@ -33,6 +34,18 @@ export interface Limits {
   maxInlineConsoleBytes: number;
   /** Everything the child may write to stdout in one execution, in bytes. */
   maxOutputBytes: number;
+  /**
+   * Processes and threads the child may have at once (the document's `MaxPIDs`), enforced by
+   * the cgroup `pids` controller where the host has one (`capabilities().enforcedLimits`). A run
+   * that starts more (a `new Worker`, say) fails with `limit_exceeded`.
+   */
+  maxPids: number;
+  /**
+   * An approximate percent of one CPU the child may use (the document's `CPUPercent`; up to 100
+   * per core), enforced as a CFS quota where the cgroup `cpu` controller is writable. Absent:
+   * no quota (the child shares the CPU with the others).
+   */
+  cpuPercent?: number;
 }
 
 const MiB = 1024 * 1024;
@@ -58,6 +71,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxInlineConsoleBytes: 16 * 1024,
   // Console, frames and results together; past it the run is a flood.
   maxOutputBytes: 64 * MiB,
+  // Room for a few Workers; a thread bomb stops here.
+  maxPids: CHILD_PIDS_MAX,
 });
 
 /** The most any execution may ask for. */
@@ -72,16 +87,42 @@ export const DEFAULT_MAX_LIMITS: Readonly<Limits> = Object.freeze({
   maxConsoleBytes: 16 * MiB,
   maxInlineConsoleBytes: 1 * MiB,
   maxOutputBytes: 512 * MiB,
+  maxPids: CHILD_PIDS_MAX,
+  // Every core of this machine.
+  cpuPercent: 100 * (navigator.hardwareConcurrency || 1),
 });
 
-/** The names of every limit. */
-export const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof Limits)[];
+/** The names of every limit (`cpuPercent` has no default: without it a run has no quota). */
+export const LIMIT_NAMES = Object.keys(DEFAULT_MAX_LIMITS) as (keyof Limits)[];
+
+/**
+ * The fewest tasks (processes and threads) a sandbox child needs to start and run a trivial
+ * script (a console line, a tool call, a timer), scaling with the cores. Measured with Deno
+ * 2.9.6 on 2 cores: a child starts its main thread, one V8 worker and one tokio worker per core
+ * (5 tasks: a cold child under `maxPids: 4` dies at start, under 5 it runs the script) and
+ * adds a runtime thread or two as it idles. Two per core, and four for the main thread and
+ * those later threads: 8 here.
+ */
+export const MIN_MAX_PIDS = 2 * (navigator.hardwareConcurrency || 1) + 4;
+
+/** The least value of a limit, where more than 1 is needed. */
+export const LIMIT_MINIMA: Readonly<Partial<Record<keyof Limits, number>>> = Object.freeze({
+  maxPids: MIN_MAX_PIDS,
+});
 
 function checkValue(name: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
     throw new CordonError(
       "invalid_request",
       `Limit ${name} must be a positive integer, got ${JSON.stringify(value)}`,
+    );
+  }
+  const minimum = LIMIT_MINIMA[name as keyof Limits];
+  if (minimum !== undefined && value < minimum) {
+    throw new CordonError(
+      "invalid_request",
+      `Limit ${name} must be at least ${minimum}, got ${value}`,
+      { details: { limit: name, requested: value, minimum } },
     );
   }
   return value;
@@ -109,12 +150,18 @@ export function configureLimits(
   checkKnown(defaults);
   checkKnown(maxima);
   const max = { ...DEFAULT_MAX_LIMITS } as Limits;
-  for (const [k, v] of Object.entries(maxima)) max[k as keyof Limits] = checkValue(k, v);
+  for (const [k, v] of Object.entries(maxima)) {
+    if (v !== undefined) max[k as keyof Limits] = checkValue(k, v);
+  }
   const def = { ...DEFAULT_LIMITS } as Limits;
-  for (const name of LIMIT_NAMES) def[name] = Math.min(def[name], max[name]);
-  for (const [k, v] of Object.entries(defaults)) def[k as keyof Limits] = checkValue(k, v);
   for (const name of LIMIT_NAMES) {
-    if (def[name] > max[name]) {
+    if (def[name] !== undefined) def[name] = Math.min(def[name], max[name]!);
+  }
+  for (const [k, v] of Object.entries(defaults)) {
+    if (v !== undefined) def[k as keyof Limits] = checkValue(k, v);
+  }
+  for (const name of LIMIT_NAMES) {
+    if (def[name]! > max[name]!) {
       throw new CordonError(
         "limit_exceeded",
         `Default ${name} ${def[name]} is above its maximum ${max[name]}`,
@@ -141,7 +188,7 @@ export function resolveLimits(
     if (v === undefined) continue;
     const name = k as keyof Limits;
     const value = checkValue(name, v);
-    if (value > maxima[name]) {
+    if (value > maxima[name]!) {
       throw new CordonError(
         "limit_exceeded",
         `${name} ${value} is above the maximum ${maxima[name]}`,

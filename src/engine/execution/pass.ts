@@ -18,6 +18,7 @@ import type { CallEntry } from "../../store/calls.ts";
 import { LogBuffer } from "../logs/buffer.ts";
 import type { PreparedSource } from "../source/source.ts";
 import { quotaError, watchQuota } from "../workspaces/quota.ts";
+import { applyRunLimits, type GuardedLimit, taskLimitOutcome } from "./enforcement.ts";
 import { classifyExit } from "./exit.ts";
 import type { Decision, Outcome, PassEvent, PassOptions } from "./pass_options.ts";
 import { ChildRequests, late } from "./pass_requests.ts";
@@ -26,13 +27,13 @@ import { checkResult, divergence, fromChild } from "./verdict.ts";
 
 export type { Decision, Outcome, PassEvent, PassOptions, ScriptRequests } from "./pass_options.ts";
 
-const MiB = 1024 * 1024;
-
 /** One run of the code in one child. */
 export class Pass {
   readonly logs: LogBuffer;
   /** The child outlived the run (a session's clean answer). */
   keptChild = false;
+  /** The run's limits this host did not enforce (see `applyRunLimits`). */
+  notEnforced: GuardedLimit[] = [];
   readonly startedAt = performance.now();
   readonly #o: PassOptions;
   readonly #requests: ChildRequests;
@@ -88,7 +89,7 @@ export class Pass {
       },
       onFault: (info) => this.#stop(info),
     });
-    await child.setMemory(limits.memoryMiB * MiB);
+    this.notEnforced = await applyRunLimits(child, limits);
     // A session's child was stopped when its last execution answered; it runs again now.
     child.resume();
     this.#resumeDeadline();
@@ -250,6 +251,7 @@ export class Pass {
         };
       }
     }
+    if (!this.#failure) outcome = await taskLimitOutcome(child, outcome, limits.maxPids);
     this.#clock.stop();
     this.#ended.abort();
     // A session keeps a child that answered cleanly; anything else ends it.

@@ -177,6 +177,17 @@ export interface ExecutionMeta {
   heapMiB: number;
   /** The cgroup memory limit the child ran under, in MiB; not enforced under `heap-only`. */
   memoryMiB: number;
+  /** The processes and threads the child could have at once (`limits.maxPids`). */
+  maxPids: number;
+  /** The percent of one CPU the child's quota allowed, when the run asked for one. */
+  cpuPercent?: number;
+  /**
+   * The run's limits this host did not enforce, when any: `memoryMiB` (no cgroup memory guard:
+   * only the heap cap held), `maxPids` (no writable cgroup `pids` controller), `cpuPercent` (asked
+   * for, with no writable cgroup `cpu` quota). The run ran all the same; absent when every limit
+   * held. `capabilities().enforcedLimits` says the same of the host.
+   */
+  limitsNotEnforced?: ("memoryMiB" | "cpuPercent" | "maxPids")[];
   /** The child came from the warm pool. */
   pooled: boolean;
   /** This pass replayed a recorded history (the child of an earlier pass was gone). */

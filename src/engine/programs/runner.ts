@@ -14,7 +14,7 @@ import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/t
 import type { WorkspaceRequest } from "../workspaces/types.ts";
 import { languageOfShebang, type ProgramLanguage, resolveCommand } from "./command.ts";
 import { LiveProgram, type ProgramEnd, type SessionControl } from "./session.ts";
-import { checkProgramSpec } from "./spec.ts";
+import { checkProgramSpec, programLimits } from "./spec.ts";
 import type { InteractiveProgramSpec, RunEnvProvider, RunProgramSpec, RunResult } from "./types.ts";
 
 /** What a program run tells the guest beyond its code (`RunParams.program`). */
@@ -156,7 +156,7 @@ export async function startProgram(
     ...(options.namespace ? { namespace: options.namespace } : {}),
     ...(options.traceparent ? { traceparent: options.traceparent } : {}),
     ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}),
-    ...(spec.limits?.memoryMB ? { limits: { memoryMiB: spec.limits.memoryMB } } : {}),
+    ...(spec.limits ? { limits: programLimits(spec.limits) } : {}),
     program: {
       argv0: program.argv0,
       args: program.args,

@@ -6,7 +6,7 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import type { InteractiveProgramSpec, RunProgramSpec } from "./types.ts";
+import type { InteractiveProgramSpec, ResourceLimits, RunProgramSpec } from "./types.ts";
 
 /** Bounds of a spec. */
 export const PROGRAM_LIMITS: Readonly<{
@@ -101,5 +101,19 @@ export function checkProgramSpec(spec: RunProgramSpec | InteractiveProgramSpec):
     ...(stdin !== undefined ? { stdin } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(limits ? { limits: { ...limits } } : {}),
+  };
+}
+
+/**
+ * A program's `ResourceLimits` as execution limits: `cpuPercent`, `memoryMB` (as `memoryMiB`)
+ * and `maxPIDs` (as `maxPids`), each only when given (zero means "not set", as in the document).
+ */
+export function programLimits(
+  limits: ResourceLimits,
+): { cpuPercent?: number; memoryMiB?: number; maxPids?: number } {
+  return {
+    ...(limits.cpuPercent ? { cpuPercent: limits.cpuPercent } : {}),
+    ...(limits.memoryMB ? { memoryMiB: limits.memoryMB } : {}),
+    ...(limits.maxPIDs ? { maxPids: limits.maxPIDs } : {}),
   };
 }

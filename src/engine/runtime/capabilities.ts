@@ -7,6 +7,7 @@
 import type { MemoryGuard } from "../../sandbox/cgroup.ts";
 import type { OrphanGuard } from "../../sandbox/orphan_guard.ts";
 import type { Engine } from "../execution/engine.ts";
+import { enforcedLimits } from "../execution/enforcement.ts";
 import type { RuntimeSettings } from "./settings.ts";
 import type { RuntimeCapabilities, WorkspaceCapabilities } from "./types.ts";
 import type { WorkspaceOptions } from "./options.ts";
@@ -65,6 +66,7 @@ export function runtimeCapabilities(
     deno: Deno.version.deno,
     transpiler: "sucrase",
     memoryGuard: { kind: memoryGuard.kind, reason: memoryGuard.reason },
+    enforcedLimits: enforcedLimits(memoryGuard),
     orphanGuard: { kind: orphanGuard.kind, reason: orphanGuard.reason },
     pool: { size: settings.poolSize, idle: engine.poolIdle },
     limits: { ...settings.defaults },

@@ -33,6 +33,12 @@ export interface RuntimeCapabilities {
   /** What bounds a child's memory on this host, and why that guard was chosen. */
   memoryGuard: { kind: MemoryGuardKind; reason: string };
   /**
+   * Which limits this host enforces with a cgroup: `memoryMiB` (beyond the heap cap), `maxPids`
+   * (processes and threads) and `cpuPercent` (a CPU quota). A run asking for one that is not
+   * enforced still runs, and its `meta.limitsNotEnforced` names it.
+   */
+  enforcedLimits: { memoryMiB: boolean; cpuPercent: boolean; maxPids: boolean };
+  /**
    * What kills a child when this process dies (`pdeathsig`: the kernel, at
    * once; `none`: a child that spins lives on until a starting host sweeps it).
    */
