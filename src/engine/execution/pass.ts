@@ -23,6 +23,7 @@ import { classifyExit } from "./exit.ts";
 import type { Decision, Outcome, PassEvent, PassOptions } from "./pass_options.ts";
 import { ChildRequests, late } from "./pass_requests.ts";
 import { RunClock } from "./run_clock.ts";
+import { runParams } from "./run_params.ts";
 import { checkResult, divergence, fromChild } from "./verdict.ts";
 
 export type { Decision, Outcome, PassEvent, PassOptions, ScriptRequests } from "./pass_options.ts";
@@ -93,22 +94,9 @@ export class Pass {
     // A session's child was stopped when its last execution answered; it runs again now.
     child.resume();
     this.#resumeDeadline();
-    const { registry } = this.#o;
-    const params: RunParams = {
-      module: this.#o.source.module,
-      lineOffset: this.#o.source.lineOffset,
-      input: this.#o.input,
-      // A child told its connectors at spawn (`prepare`) has its globals already.
-      connectors: child.preparedFor === registry.guestKey() ? [] : registry.guestConnectors(),
-      maxResultBytes: limits.maxResultBytes,
-    };
-    const { language } = this.#o.source, { program } = this.#o;
-    Object.assign(params, language ? { language } : {}, program ? { program } : {});
+    const params = runParams(this.#o);
     const ws = this.#o.workspace;
-    if (ws) {
-      params.workspace = { dir: ws.dir };
-      watchQuota(ws, this.#ended.signal, (over) => this.#stop(over));
-    }
+    if (ws) watchQuota(ws, this.#ended.signal, (over) => this.#stop(over));
     this.#run(params);
   }
 
