@@ -61,7 +61,9 @@ function checkDelimiter(delimiter: CodeBlockDelimiter | undefined): CodeBlockDel
  * @example
  * ```ts
  * import { extractCodeBlock } from "./delimited.ts";
- * const blocks = extractCodeBlock("```python\nprint('Hello, World!')\n```", { start: "```", end: "```" });
+ * const fence = "`".repeat(3);
+ * const answer = `${fence}python\nprint('Hello, World!')\n${fence}`;
+ * const blocks = extractCodeBlock(answer, { start: fence, end: fence });
  * console.assert(blocks[0].language === "python" && blocks[0].code === "print('Hello, World!')\n");
  * ```
  */

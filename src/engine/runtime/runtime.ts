@@ -102,6 +102,11 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     packages,
     workspaces: {
       root: folders.workspaces,
+      // Bootstrap commands and init hooks run as programs of this runtime unless one is given.
+      runner: {
+        runProgram: (ws, spec) =>
+          runtime.runProgram({ id: ws.id }, spec, { namespace: ws.namespace }),
+      },
       ...workspaceStaging(options.workspaces),
       artifact: (ref, o) => runtime.artifact(ref, o),
       saveArtifact: (o) => runtime.saveArtifact(o),

@@ -100,6 +100,8 @@ export interface WorkspaceRef {
   id: string;
   /** Its real path on the host. */
   dir: string;
+  /** The namespace that owns it (a runner reopens it as that namespace). */
+  namespace?: string;
 }
 
 /**

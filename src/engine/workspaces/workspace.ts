@@ -107,7 +107,7 @@ async function prepare(
     // Owned from the start: a bootstrap command's run reopens it by id.
     if (created) await writeMeta(host.root, id, { namespace: host.namespace });
     const real = await Deno.realPath(dir);
-    const ref = { id, dir: real };
+    const ref = { id, dir: real, namespace: host.namespace };
     const [, { metadata, error }] = await Promise.all([ensureLayout(real), loadMetadata(real)]);
     const warnings: string[] = error ? [error.message] : [];
     if (created && host.initHooks?.length) {

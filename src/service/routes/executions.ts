@@ -8,8 +8,7 @@ import { z } from "zod";
 import { LIMIT_NAMES } from "../../engine/execution/limits.ts";
 import type { ExecuteRequest, ExecuteResult } from "../../engine/mod.ts";
 import { MAX_CODE_CHARS } from "../../engine/source/source.ts";
-import { MAX_GLOB_CHARS } from "../../engine/workspaces/glob.ts";
-import { MAX_OUTPUT_GLOBS } from "../../engine/workspaces/workspace.ts";
+import { workspaceBody } from "./workspace_schema.ts";
 import { EXECUTION_STATUSES } from "../../store/executions.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { errorResponse, jsonResponse } from "../http/http.ts";
@@ -33,30 +32,14 @@ export const runSettings = {
 
 const createBody = z.object({
   code: z.string().min(1).max(MAX_CODE_CHARS),
+  language: z.string().max(32).optional()
+    .describe("typescript (default; ts, javascript, js), python (py) or bash (sh)"),
   input: z.unknown().optional(),
   typecheck: z.enum(["off", "warn", "strict"]).optional(),
   session: z.boolean().optional()
     .describe("true: start a session (this node's); its id comes back in meta.sessionId"),
   sessionId: z.string().max(200).optional().describe("Run in this session (node-local)"),
-  workspace: z.object({
-    files: z.record(z.string(), z.union([z.string(), z.object({ base64: z.string() }).strict()]))
-      .optional().describe("Files written before the run: path → text or { base64 }"),
-    inputs: z.record(z.string(), z.string()).optional()
-      .describe("path → artifact://name[@version] or workspace://<id>/<path>"),
-    bootstrap: z.record(z.string(), z.string()).optional()
-      .describe("Files written only when changed since the last bootstrap of this workspace"),
-    outputs: z.object({
-      globs: z.array(z.string().min(1).max(MAX_GLOB_CHARS)).min(1).max(MAX_OUTPUT_GLOBS),
-      maxFiles: z.number().int().positive().optional(),
-      maxFileBytes: z.number().int().positive().optional(),
-      maxTotalBytes: z.number().int().positive().optional(),
-      saveAs: z.object({ prefix: z.string().max(200) }).strict().optional(),
-    }).strict().optional(),
-    persist: z.boolean().optional(),
-    id: z.string().max(100).optional(),
-    quotaBytes: z.number().int().positive().optional(),
-    quotaEntries: z.number().int().positive().optional(),
-  }).strict().optional()
+  workspace: workspaceBody.optional()
     .describe("A directory the code may read and write; host directories cannot be staged here"),
   ...runSettings,
 }).strict();
