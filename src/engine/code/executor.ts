@@ -31,6 +31,8 @@ export interface ExecuteCodeRequest {
    * it, the blocks of one call share a session that is closed when the call returns.
    */
   executionId?: string;
+  /** The tenant the blocks run in (default `default`); keyed sessions are kept per namespace. */
+  namespace?: string;
   /** The time limit of each block (ms); the runtime's default when absent. */
   timeoutMs?: number;
   /**
@@ -171,7 +173,8 @@ export async function executeCode(
   // an executionId the session also outlives this call (while it lives on this node).
   let known = keyed.get(runtime);
   if (!known) keyed.set(runtime, known = new Map());
-  let sessionId = request.executionId === undefined ? undefined : known.get(request.executionId);
+  const key = `${request.namespace ?? "default"}\u0000${request.executionId}`;
+  let sessionId = request.executionId === undefined ? undefined : known.get(key);
   const files = new Map<string, { path: string; ref?: string }>();
   try {
     const ws = request.workspace;
@@ -183,6 +186,7 @@ export async function executeCode(
       runtime.execute({
         code,
         timeoutMs: request.timeoutMs,
+        ...(request.namespace ? { namespace: request.namespace } : {}),
         session: true,
         ...(ws ? { workspace: last ? ws : staged } : {}),
       });
@@ -195,12 +199,14 @@ export async function executeCode(
           code: block.code,
           language,
           timeoutMs: request.timeoutMs,
+          ...(request.namespace ? { namespace: request.namespace } : {}),
           ...(ws ? { workspace: last ? ws : staged } : {}),
         })
         : sessionId
         ? await runtime.execute({
           code: block.code,
           timeoutMs: request.timeoutMs,
+          ...(request.namespace ? { namespace: request.namespace } : {}),
           sessionId,
           ...(collect && last ? { workspace: collect } : {}),
         })
@@ -231,7 +237,7 @@ export async function executeCode(
       executionIds,
     };
   } finally {
-    if (request.executionId !== undefined && sessionId) known.set(request.executionId, sessionId);
+    if (request.executionId !== undefined && sessionId) known.set(key, sessionId);
     else if (sessionId) await runtime.closeSession(sessionId).catch(() => false);
   }
 }

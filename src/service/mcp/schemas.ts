@@ -15,6 +15,9 @@ export const EXECUTE_INPUT = z.object({
   code: z.string().describe(
     "TypeScript: a script body (top-level await, `return` gives the result) or `async (input) => { … }`",
   ),
+  language: z.enum(["typescript", "ts", "javascript", "js", "python", "py", "bash", "sh"])
+    .optional()
+    .describe("The code's language (default typescript): python runs on Pyodide, bash in-process"),
   input: z.unknown().optional().describe("Passed to the code as `input`"),
   timeoutMs: z.number().int().positive().optional().describe(
     "Wall-clock limit for this run (ms), up to the server's maximum",

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { registerProgramTools } from "./programs.ts";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CLIENT_INFO } from "../../connectors/mcp/session.ts";
 import type { Runtime } from "../../engine/runtime/types.ts";
@@ -92,13 +93,14 @@ export async function createMcpFront(
     // The code may call any tool, including ones that write or reach the world.
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   }, async (
-    { code, input, timeoutMs, session, sessionId }: ExecuteArgs,
+    { code, language, input, timeoutMs, session, sessionId }: ExecuteArgs,
     extra: { _meta?: { [key: string]: unknown } },
   ) => {
     const request: ExecuteRequest = { code, ...inNamespace };
     // W3C trace context as MCP carries it: `params._meta.traceparent` (ignored when malformed).
     const traceparent = extra?._meta?.traceparent;
     if (typeof traceparent === "string") request.traceparent = traceparent;
+    if (language !== undefined) request.language = language;
     if (input !== undefined) request.input = input;
     if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
     if (session !== undefined) request.session = session;
@@ -114,6 +116,8 @@ export async function createMcpFront(
       leave?.();
     }
   });
+
+  registerProgramTools(server, runtime, inNamespace, options.admit);
 
   server.registerTool("search", {
     title: "Search tools and snippets",

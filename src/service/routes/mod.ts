@@ -10,5 +10,6 @@ export type { ServiceDeps } from "./deps.ts";
 export { executionRoutes } from "./executions.ts";
 export { catalogueRoutes } from "./catalogue.ts";
 export { sessionRoutes } from "./sessions.ts";
+export { programRoutes } from "./programs.ts";
 export { artifactRoutes } from "./artifacts.ts";
 export { eventStream } from "./sse.ts";

@@ -18,6 +18,7 @@ import { artifactRoutes } from "../routes/artifacts.ts";
 import { catalogueRoutes } from "../routes/catalogue.ts";
 import { executionRoutes } from "../routes/executions.ts";
 import { sessionRoutes } from "../routes/sessions.ts";
+import { programRoutes } from "../routes/programs.ts";
 
 /** How the app decides who calls. */
 export interface AppOptions {
@@ -49,6 +50,7 @@ export function serviceRoutes(deps: ServiceDeps): Route[] {
   return [
     ...executionRoutes(deps),
     ...sessionRoutes(deps),
+    ...programRoutes(deps),
     ...catalogueRoutes(deps),
     ...artifactRoutes(deps),
   ];

@@ -15,6 +15,20 @@ import type { McpFrontOptions } from "../../../src/service/mcp/mod.ts";
 import { frontConnectors } from "../../fixtures/mcp_front_stdio.ts";
 import { FROZEN_RUN_FLAGS } from "../../_helpers/deno_run.ts";
 
+/** The front's tools, by name. */
+const FRONT_TOOLS = [
+  "describe",
+  "execute",
+  "execute_code",
+  "program_close",
+  "program_kill",
+  "program_poll",
+  "program_write",
+  "run_program",
+  "search",
+  "start_program",
+];
+
 const STDIO_FIXTURE = new URL("../../fixtures/mcp_front_stdio.ts", import.meta.url).pathname;
 
 /** What a test needs: a runtime, the front on a loopback port, and a connected client. */
@@ -80,7 +94,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
 Deno.test("mcpHttpHandler() lists execute, search and describe, execute described for the model", async () => {
   await using front = await startFront();
   const { tools } = await front.client.listTools();
-  assert.deepEqual(tools.map((t: Tool) => t.name).sort(), ["describe", "execute", "search"]);
+  assert.deepEqual(tools.map((t: Tool) => t.name).sort(), FRONT_TOOLS);
   const execute = tools.find((t: Tool) => t.name === "execute")!;
   assert.ok(execute.description?.startsWith(await front.runtime.modelDescription()));
   assert.match(execute.description!, /^- math \(1\): Arithmetic on numbers$/m);
@@ -231,7 +245,7 @@ Deno.test("serveMcpStdio() serves a client over stdio and exits when stdin ends"
     const pid = transport.pid;
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t: Tool) => t.name).sort(), ["describe", "execute", "search"]);
+      assert.deepEqual(tools.map((t: Tool) => t.name).sort(), FRONT_TOOLS);
       const sum = await call(client, "execute", {
         code: "return await math.add({ a: 20, b: 22 })",
       });
@@ -250,4 +264,56 @@ Deno.test("serveMcpStdio() serves a client over stdio and exits when stdin ends"
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "MCP executor tools: code blocks, a program to its end, an interactive one",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using front = await startFront({ namespace: "team-b" });
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = await front.client.callTool({ name, arguments: args });
+      assert.equal(r.isError ?? false, false, JSON.stringify(r));
+      return r.structuredContent as Record<string, unknown>;
+    };
+    const fence = "`".repeat(3);
+    const code = await call("execute_code", { text: `${fence}bash\necho hi\n${fence}` });
+    assert.deepEqual([code.output, code.exitCode], ["hi", 0]);
+    const run = await call("run_program", {
+      cmd: "python3",
+      args: ["t.py"],
+      files: { "t.py": "import sys\nprint(sys.stdin.read().strip()[::-1])" },
+      stdin: "abc",
+      timeoutMs: 60_000,
+    });
+    assert.deepEqual([run.stdout, run.exitCode], ["cba\n", 0]);
+    const started = await call("start_program", {
+      cmd: "python3",
+      args: ["-c", "print('ready')\nprint('got', input())"],
+      timeoutMs: 60_000,
+    });
+    const id = started.id as string;
+    // The session belongs to the front's namespace.
+    assert.throws(() => front.runtime.programSession(id, { namespace: "other" }), {
+      code: "not_found",
+    });
+    await call("program_write", { id, data: "x", newline: true });
+    let out = "";
+    for (let i = 0; i < 300 && !out.includes("got x"); i++) {
+      out += ((await call("program_poll", { id })).output as string) + "\n";
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(out, /ready\n(?:\n)*got x/);
+    const killed = await call("program_kill", { id });
+    assert.equal((killed.state as { status: string }).status, "exited");
+    assert.deepEqual(await call("program_close", { id }), { closed: true });
+    const gone = await front.client.callTool({ name: "program_poll", arguments: { id } });
+    assert.equal(gone.isError, true);
+    const refused = await front.client.callTool({
+      name: "run_program",
+      arguments: { cmd: "/bin/ls" },
+    });
+    assert.equal(refused.isError, true);
+  },
 });
