@@ -20,6 +20,7 @@ export * from "./typecheck/mod.ts";
 export * from "./sessions/mod.ts";
 export * from "./execution/mod.ts";
 export * from "./snippets/mod.ts";
+export * from "./programs/mod.ts";
 export * from "./discovery/mod.ts";
 export * from "./code/mod.ts";
 export * from "./runtime/mod.ts";

@@ -7,7 +7,20 @@
  *
  * @module
  */
-export * from "./types.ts";
+export {
+  type InteractiveProgramSpec,
+  PROGRAM_STATUS_EXITED,
+  PROGRAM_STATUS_RUNNING,
+  type ProgramLog,
+  type ProgramPoll,
+  type ProgramSession,
+  type ProgramState,
+  type RunEnvProvider,
+} from "./types.ts";
+export type { RunResult as ProgramRunResult } from "./types.ts";
+export type { ProgramInfo } from "./registry.ts";
+export type { ProgramOptions } from "./runner.ts";
+export type { ProgramRunParams } from "../../sandbox/protocol.ts";
 export {
   languageOfFile,
   languageOfShebang,

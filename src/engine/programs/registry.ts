@@ -17,11 +17,17 @@ export const MAX_LIVE_PROGRAMS = 64;
 
 /** One held program, as listed. */
 export interface ProgramInfo {
+  /** The session's id. */
   id: string;
+  /** The execution running the program. */
   executionId: string;
+  /** The command it was started with. */
   cmd: string;
+  /** The namespace it runs in. */
   namespace: string;
+  /** When it started (ISO 8601). */
   startedAt: string;
+  /** Whether it runs, and its exit status once it exited. */
   state: ProgramState;
 }
 

@@ -38,7 +38,9 @@ export interface ProgramHost extends SessionControl {
 
 /** Options of one program run. */
 export interface ProgramOptions {
+  /** The tenant the program runs in (default `default`). */
   namespace?: string;
+  /** A W3C `traceparent`: the program's execution joins that trace. */
   traceparent?: string;
 }
 

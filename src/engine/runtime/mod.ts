@@ -5,6 +5,7 @@
  * @module
  */
 export { createRuntime } from "./runtime.ts";
+export type { ProgramsApi } from "./programs.ts";
 export {
   DEFAULT_DURABILITY,
   DEFAULT_POOL_SIZE,

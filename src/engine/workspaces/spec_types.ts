@@ -104,49 +104,55 @@ export interface WorkspaceRef {
   namespace?: string;
 }
 
-/**
- * Resource limits of a program run (the document's ResourceLimits): a runner that cannot
- * enforce one reports it rather than ignoring it silently.
- */
+/** Limits of one program run (the document's `ResourceLimits`). */
 export interface ResourceLimits {
-  /** An approximate percentage of one CPU. */
+  /** An approximate percentage of one CPU; enforced where cgroup `cpu` is writable. */
   cpuPercent?: number;
-  /** Memory in MiB. */
+  /** A memory limit in MiB (the child's whole memory where a cgroup is writable). */
   memoryMB?: number;
-  /** The most processes and threads. */
+  /** Processes/threads the child may have; enforced where cgroup `pids` is writable. */
   maxPIDs?: number;
 }
 
-/** A program invocation in a workspace (the document's RunProgramSpec). */
+/** A program invocation in a workspace (the document's `RunProgramSpec`). */
 export interface RunProgramSpec {
-  /** The program to run. */
+  /**
+   * What to run: an interpreter (`python3`, `python`, `bash`, `sh`, `deno`, `node`) followed by
+   * a file or `-c <code>` in `args`, or a workspace file itself (`./build.sh`, `tool.py`), its
+   * language from its extension or `#!` line. Nothing runs outside Cordon's sandbox.
+   */
   cmd: string;
-  /** Its arguments, passed as they are. */
+  /** Arguments, passed verbatim (`sys.argv[1:]`, `$1…`, `Deno.args`). */
   args?: string[];
-  /** Environment variables for the run (nothing of the host's besides). */
+  /** Environment variables the program sees, over the workspace's own; nothing of the host's. */
   env?: Record<string, string>;
-  /** Workspace-relative working directory. */
+  /** Working directory, relative to the workspace root (default: the root). */
   cwd?: string;
-  /** Text written to its standard input. */
+  /** Text the program reads on standard input. */
   stdin?: string;
-  /** The most it may run, in ms. */
+  /** Time limit in ms (the runtime's default when absent); a program stopped by it has `timedOut`. */
   timeoutMs?: number;
-  /** Its resource limits. */
+  /** Resource limits; `capabilities().enforcedLimits` says which this host enforces. */
   limits?: ResourceLimits;
 }
 
-/** One program run's result (the document's RunResult). */
+/** One program run's result (the document's `RunResult`). */
 export interface RunResult {
-  /** What it wrote to standard output. */
+  /** Everything written to standard output. */
   stdout: string;
-  /** What it wrote to standard error. */
+  /** Everything written to standard error (and an uncaught error's traceback). */
   stderr: string;
-  /** Its exit code (non-zero: it failed). */
+  /**
+   * The exit status: 0, the program's own (`sys.exit(3)`, `exit 3`, `Deno.exit(3)`), 1 for an
+   * uncaught error, -1 when it was stopped (its time limit, a kill).
+   */
   exitCode: number;
-  /** How long it ran, in ms. */
+  /** Wall time from start to end. */
   durationMs: number;
-  /** It was stopped at its timeout. */
+  /** The time limit stopped it. */
   timedOut: boolean;
+  /** The Cordon execution that ran it (its logs, calls and record), when Cordon's runner ran it. */
+  executionId?: string;
 }
 
 /** Runs programs in a workspace; bootstrap commands and init hooks run through one. */

@@ -39,6 +39,14 @@ export class StdinQueue {
     return line;
   }
 
+  /** What is there now, up to `max` characters, waiting only while nothing is (`""` at the end). */
+  async readSome(max: number): Promise<string> {
+    await this.#until(() => this.#buffer.length > 0);
+    const out = this.#buffer.slice(0, max);
+    this.#buffer = this.#buffer.slice(out.length);
+    return out;
+  }
+
   /** Up to `size` characters (all input to its end when `size` is negative or absent). */
   async read(size = -1): Promise<string> {
     if (size < 0) {
@@ -127,6 +135,7 @@ export function installTsProgram(
     throw new ProgramExit(n);
   };
   Object.defineProperty(Deno, "exit", { ...fixed, writable: false, value: onExit });
+  Object.defineProperty(Deno, "stdin", { ...fixed, writable: false, value: programStdinFile() });
   // Deno.exit() inside a timer or a promise: the exit stands, the error it throws is not a crash.
   const swallow = (e: Event & { error?: unknown; reason?: unknown }) => {
     if ((e.error ?? e.reason) instanceof ProgramExit) e.preventDefault();
@@ -147,4 +156,41 @@ export function beginProgram(
   const env = programEnv(p, params.workspace?.dir);
   if (p.stdin !== undefined || !p.interactive) programStdin.push(p.stdin ?? "", !p.interactive);
   return params.language ? { env } : { env, exited: installTsProgram(p, env) };
+}
+
+/**
+ * `Deno.stdin` for a TypeScript program: its `readable` stream and `read(buffer)` give the
+ * program's input (never the channel to the host, which the guest keeps for itself).
+ */
+function programStdinFile() {
+  const encoder = new TextEncoder();
+  let pending: Uint8Array = new Uint8Array(0);
+  let readable: ReadableStream<Uint8Array> | undefined;
+  const next = async (): Promise<Uint8Array | null> => {
+    if (pending.length > 0) return pending;
+    const text = await programStdin.readSome(64 * 1024);
+    return text === "" ? null : (pending = encoder.encode(text));
+  };
+  return Object.freeze({
+    isTerminal: () => false,
+    async read(into: Uint8Array): Promise<number | null> {
+      const chunk = await next();
+      if (chunk === null) return null;
+      const n = Math.min(into.length, chunk.length);
+      into.set(chunk.subarray(0, n));
+      pending = chunk.subarray(n);
+      return n;
+    },
+    // Made on first use, and pulled only when read: a stream never read takes no input.
+    get readable(): ReadableStream<Uint8Array> {
+      return readable ??= new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const chunk = await next();
+          pending = new Uint8Array(0);
+          if (chunk === null) controller.close();
+          else controller.enqueue(chunk as Uint8Array<ArrayBuffer>);
+        },
+      }, { highWaterMark: 0 });
+    },
+  });
 }

@@ -134,6 +134,24 @@ Deno.test({
       assert.equal(r.stdout, '["x","y"] bar no PATH\n');
       assert.equal(r.stderr, "to stderr\n");
       assert.equal(r.exitCode, 4);
+      // Its standard input is the program's own, up front or written while it runs.
+      const upper = await rt.runProgram(
+        {
+          files: {
+            "up.ts": "console.log((await new Response(Deno.stdin.readable).text()).toUpperCase());",
+          },
+        },
+        { cmd: "deno", args: ["run", "up.ts"], stdin: "abc", ...SLOW },
+      );
+      assert.equal(upper.stdout, "ABC\n");
+      const reader = await rt.startProgram({
+        files: {
+          "read.ts": "const b = new Uint8Array(64);\nconst n = await Deno.stdin.read(b);\n" +
+            "console.log('read', new TextDecoder().decode(b.subarray(0, n ?? 0)));",
+        },
+      }, { cmd: "deno", args: ["run", "read.ts"], ...SLOW });
+      await reader.write("typed", true);
+      assert.equal((await reader.done).stdout, "read typed\n\n");
       const done = await rt.runProgram({ files: { "ok.ts": "console.log(1 + 1);" } }, {
         cmd: "./ok.ts",
         ...SLOW,
