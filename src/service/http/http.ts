@@ -17,6 +17,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   syntax_error: 400,
   unauthorized: 401,
   forbidden: 403,
+  policy_denied: 403,
   not_found: 404,
   execution_not_found: 404,
   snippet_not_found: 404,

@@ -17,6 +17,8 @@ const env = z.record(z.string().max(128), z.string().max(64 * 1024)).optional();
 
 const inputSpec = z.object({
   from: z.string().min(1).max(2_000)
+    // host:// is for library callers: a request never names the server's own files.
+    .regex(/^(?!host:)/i, "host:// inputs are not offered over HTTP")
     .describe("artifact://name[@version], workspace://<id>/<path> or skill://name/path"),
   to: path.optional().describe("Workspace-relative destination (default work/inputs/<name>)"),
   mode: z.enum(["copy", "link"]).optional(),
