@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo } from "../../errors.ts";
+import { CordonError, type ErrorInfo, errorInfo } from "../../errors.ts";
 import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
@@ -166,4 +166,25 @@ export class Children {
     for (const child of active) child.kill(reason);
     await Promise.all(active.map((c) => c.exited));
   }
+}
+
+/** How long a child may take to boot (Pyodide, the bash bundle) before its run's deadline starts. */
+export const BOOT_TIMEOUT_MS = 60_000;
+
+/**
+ * Resolves once `child` has booted: its run's deadline counts the user's code, not an
+ * interpreter's start under load. A child that does not boot within {@link BOOT_TIMEOUT_MS} is
+ * killed (`spawn_failed`).
+ */
+export async function booted(child: SandboxChild): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      child.kill(
+        errorInfo("spawn_failed", `The sandbox did not start within ${BOOT_TIMEOUT_MS} ms`),
+      );
+      resolve();
+    }, BOOT_TIMEOUT_MS);
+  });
+  await Promise.race([child.ready, late]).finally(() => clearTimeout(timer));
 }
