@@ -41,6 +41,8 @@ interface Pyodide {
 
 let py: Pyodide | undefined;
 let runner: PyCallable | undefined;
+/** Workspaces mounted in Pyodide's file system (at their own paths). */
+const mounted = new Set<string>();
 
 /** Failed calls by token: only a token this guest made turns a Python exception into its code. */
 const failures = new Map<string, ErrorInfo>();
@@ -130,9 +132,10 @@ export async function runPython(
     throw new CordonError("spawn_failed", "This sandbox was not started with Python");
   }
   const dir = params.workspace?.dir;
-  if (dir) {
+  if (dir && !mounted.has(dir)) {
     py.FS.mkdirTree(dir);
     py.mountNodeFS(dir, dir);
+    mounted.add(dir); // A session's later runs find it mounted.
   }
   const tools = Object.fromEntries(connectors.map((c) => [c.name, c.tools]));
   let input = "null";

@@ -140,10 +140,15 @@ def _flush():
         except Exception:
             pass
 
+# One namespace for the child's life: a session's later blocks see what earlier ones defined
+# (a child outside a session runs one block only).
+_globals = {"__name__": "__main__", "__builtins__": __builtins__}
+
 async def _cordon_run(source, input_json, connectors_json, cwd):
     value = json.loads(input_json)
     cordon.input = value
-    g = {"__name__": "__main__", "__builtins__": __builtins__, "INPUT": value}
+    g = _globals
+    g["INPUT"] = value
     for name, tools in json.loads(connectors_json).items():
         g[name] = Connector(name, tools)
     try:

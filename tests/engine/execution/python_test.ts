@@ -230,10 +230,34 @@ Deno.test("python: a warm child from the Python pool serves the next run", async
   });
 });
 
-Deno.test("python: sessions and bash are refused with typed errors; unknown languages too", async () => {
+Deno.test("python: a session keeps the interpreter; later blocks see earlier globals", async () => {
   await withRuntime(async (rt) => {
-    const session = failed(await rt.execute({ language: "python", code: "1", session: true }));
-    assert.equal(session.code, "not_supported");
+    const first = await rt.execute({
+      language: "python",
+      session: true,
+      workspace: { files: { "n.txt": "40" } },
+      code: "import math as m\nx = int(open('n.txt').read())\ndef inc(v):\n    return v + 1\nx",
+    });
+    assert.equal(ok(first), 40);
+    const sessionId = first.meta.sessionId!;
+    assert.equal(first.meta.language, "python");
+    const second = await rt.execute({
+      language: "python",
+      sessionId,
+      input: { add: 1 },
+      code: "x = inc(x) + INPUT['add']\nopen('out.txt', 'w').write(str(x))\n[x, m.floor(2.5)]",
+    });
+    assert.deepEqual(ok(second), [42, 2]);
+    assert.equal(second.meta.sessionStatus, "reused");
+    // A session keeps its language: TypeScript cannot run in it.
+    const ts = failed(await rt.execute({ sessionId, code: "return 1" }));
+    assert.equal(ts.code, "invalid_request");
+    await rt.closeSession(sessionId);
+  });
+});
+
+Deno.test("python: bash is refused with a typed error; unknown languages too", async () => {
+  await withRuntime(async (rt) => {
     const bash = failed(await rt.execute({ language: "sh", code: "echo hi" }));
     assert.equal(bash.code, "unsupported_language");
     const cobol = failed(await rt.execute({ language: "cobol", code: "x" }));
