@@ -84,7 +84,8 @@ export function findPyodideDir(override?: string): string {
     );
   }
   const found = candidates().find(isPyodideDir);
-  if (found) return found;
+  // One real path, so the snapshot's key does not depend on which way it was found.
+  if (found) return Deno.realPathSync(found);
   throw new CordonError("not_supported", `Python needs Pyodide ${PYODIDE_VERSION}: ${fix}`);
 }
 

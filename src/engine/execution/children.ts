@@ -143,6 +143,8 @@ export class Children {
     }
     this.#active.add(child);
     child.exited.then(() => this.#active.delete(child));
+    // Pyodide's boot (seconds, cold) is not the script's time: its clock starts once it is ready.
+    if (policy.language === "python") await booted(child);
     return { child, pooled };
   }
 
@@ -157,4 +159,24 @@ export class Children {
     for (const child of active) child.kill(reason);
     await Promise.all(active.map((c) => c.exited));
   }
+}
+
+/** The longest a Python child may take to load Pyodide before it is given up. */
+export const PYTHON_BOOT_MS = 120_000;
+
+/** Resolves once `child` is ready; throws `spawn_failed` if it died or took too long. */
+async function booted(child: SandboxChild): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), PYTHON_BOOT_MS)));
+  const how = await Promise.race([child.ready.then(() => "ready" as const), late]);
+  clearTimeout(timer);
+  if (how === "ready" && child.alive) return;
+  child.kill();
+  const exit = await child.exited;
+  throw new CordonError(
+    "spawn_failed",
+    how === "late"
+      ? `Python did not load within ${PYTHON_BOOT_MS} ms`
+      : `The Python sandbox ended while loading: ${exit.stderr.slice(0, 500)}`,
+  );
 }

@@ -71,15 +71,25 @@ export async function loadPython(
   const indexURL = args.dir.endsWith("/") ? args.dir : `${args.dir}/`;
   concealPath(indexURL, PYODIDE_NAME);
   const { loadPyodide } = await import(new URL(`file://${indexURL}pyodide.mjs`).href);
-  const snapshot = args.snapshot ? Deno.readFileSync(args.snapshot) : undefined;
-  py = await loadPyodide({
+  const options = {
     indexURL,
     packageCacheDir: indexURL,
     packageBaseUrl: indexURL,
     stdout: (line: string) => log("log", line),
     stderr: (line: string) => log("error", line),
-    ...(snapshot ? { _loadSnapshot: snapshot } : {}),
-  }) as Pyodide;
+    // The child's real stdin carries the host's frames: Python reads end of file instead.
+    stdin: () => null,
+  };
+  let loaded: Pyodide;
+  try {
+    const snapshot = args.snapshot ? Deno.readFileSync(args.snapshot) : undefined;
+    loaded = await loadPyodide({ ...options, ...(snapshot ? { _loadSnapshot: snapshot } : {}) });
+  } catch (err) {
+    if (!args.snapshot) throw err;
+    // A snapshot that does not restore (damaged, or of another build): boot without it.
+    loaded = await loadPyodide(options);
+  }
+  py = loaded;
   py.registerJsModule("_cordon_host", { call });
   await py.runPythonAsync(PYTHON_BOOT);
   runner = py.globals.get("_cordon_run");

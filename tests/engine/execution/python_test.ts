@@ -200,24 +200,28 @@ Deno.test("python: the workspace is mounted at its path and is the working direc
   });
 });
 
-Deno.test("python: an approval pauses the run; approve resumes it and replay repeats no call", async () => {
-  // holdMs 1: the paused child is released at once, so approve must replay the Python run.
-  await withRuntime(async (rt, effects) => {
-    const r = await rt.execute({
-      language: "python",
-      code: "a = await math.add(a=1, b=1)\nsent = await math.send(to='x@y')\n[a['sum'], sent]",
-    });
-    assert.equal(r.status, "paused", Deno.inspect(r).slice(0, 800));
-    const p = r as PausedResult;
-    assert.deepEqual(p.pending.map((x) => [x.tool, x.args]), [["send", { to: "x@y" }]]);
-    await new Promise((res) => setTimeout(res, 50));
-    const done = await rt.approve(p.executionId);
-    assert.deepEqual(ok(done), [2, "sent:x@y"]);
-    assert.equal(effects.add, 1, "the replay did not repeat the first call");
-    assert.equal(effects.send, 1);
-    assert.equal(done.meta.language, "python");
-  }, 1);
-});
+for (const [mode, holdMs] of [["live", 60_000], ["replay", 1]] as const) {
+  Deno.test(`python: an approval pauses the run; approve (${mode}) resumes it and repeats no call`, async () => {
+    // live: the paused child is held and continues; replay (holdMs 1): it is released at once,
+    // so approve runs the stored Python again over the journal.
+    await withRuntime(async (rt, effects) => {
+      const r = await rt.execute({
+        language: "python",
+        code: "a = await math.add(a=1, b=1)\nsent = await math.send(to='x@y')\n[a['sum'], sent]",
+      });
+      assert.equal(r.status, "paused", Deno.inspect(r).slice(0, 800));
+      const p = r as PausedResult;
+      assert.deepEqual(p.pending.map((x) => [x.tool, x.args]), [["send", { to: "x@y" }]]);
+      await new Promise((res) => setTimeout(res, 50));
+      const done = await rt.approve(p.executionId);
+      assert.deepEqual(ok(done), [2, "sent:x@y"]);
+      assert.equal(effects.add, 1, "the first call ran once");
+      assert.equal(effects.send, 1);
+      assert.equal(done.meta.language, "python");
+      assert.equal(done.meta.replayed, mode === "replay");
+    }, holdMs);
+  });
+}
 
 Deno.test("python: a warm child from the Python pool serves the next run", async () => {
   await withRuntime(async (rt) => {
