@@ -11,7 +11,13 @@
  * @module
  */
 import { CordonError, type ErrorInfo, isErrorCode } from "../../errors.ts";
-import type { GuestConnector, LogLevel, RunParams } from "../protocol.ts";
+import {
+  ARG_PYODIDE,
+  ARG_PYODIDE_SNAPSHOT as ARG_SNAPSHOT,
+  type GuestConnector,
+  type LogLevel,
+  type RunParams,
+} from "../protocol.ts";
 import { concealPath } from "./conceal.ts";
 import { explainPermission } from "./permissions.ts";
 import { PYTHON_BOOT } from "./python_boot.ts";
@@ -22,8 +28,6 @@ export interface PythonArgs {
   snapshot?: string;
 }
 
-const ARG_PYODIDE = "--cordon-pyodide=";
-const ARG_SNAPSHOT = "--cordon-pyodide-snapshot=";
 /** What stands for Pyodide's directory in anything the script can read. */
 const PYODIDE_NAME = "cordon:pyodide/";
 
@@ -61,6 +65,38 @@ export function pythonArgs(): PythonArgs | undefined {
 }
 
 /**
+ * Pyodide schedules each step of Python's event loop with `setTimeout(fn, 0)` under Deno, which
+ * timers clamp to 4 ms once nested (measured: 8 ms per tool call from Python). Zero-delay timeouts
+ * go through a MessageChannel instead: still a task (I/O and the host's frames keep their turn),
+ * not clamped. Ids below zero are these; `clearTimeout` knows both kinds.
+ */
+function unclampZeroTimeouts(): void {
+  const native = { set: globalThis.setTimeout, clear: globalThis.clearTimeout };
+  const queued = new Map<number, () => void>();
+  const channel = new MessageChannel();
+  let next = -1;
+  channel.port1.onmessage = (e: MessageEvent<number>) => {
+    const fn = queued.get(e.data);
+    queued.delete(e.data);
+    fn?.();
+  };
+  const setTimeout = (fn: unknown, delay?: number, ...args: unknown[]) => {
+    if (typeof fn !== "function" || (Number(delay) || 0) > 0) {
+      return Reflect.apply(native.set, globalThis, [fn, delay, ...args]) as number;
+    }
+    const id = next--;
+    queued.set(id, () => fn(...args));
+    channel.port2.postMessage(id);
+    return id;
+  };
+  const clearTimeout = (id?: number) => {
+    if (typeof id === "number" && id < 0) queued.delete(id);
+    else native.clear(id);
+  };
+  Object.assign(globalThis, { setTimeout, clearTimeout });
+}
+
+/**
  * Loads Pyodide from `args.dir` (restoring the snapshot when given) with `print` sent to `log`,
  * then runs the boot code. Packages resolve against the host's directory only.
  */
@@ -68,8 +104,10 @@ export async function loadPython(
   args: PythonArgs,
   log: (level: LogLevel, message: string) => void,
 ): Promise<void> {
+  unclampZeroTimeouts();
   const indexURL = args.dir.endsWith("/") ? args.dir : `${args.dir}/`;
   concealPath(indexURL, PYODIDE_NAME);
+  concealPath(indexURL.slice(0, -1), PYODIDE_NAME.slice(0, -1));
   const { loadPyodide } = await import(new URL(`file://${indexURL}pyodide.mjs`).href);
   const options = {
     indexURL,
