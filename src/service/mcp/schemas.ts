@@ -15,6 +15,11 @@ export const EXECUTE_INPUT = z.object({
   code: z.string().describe(
     "TypeScript: a script body (top-level await, `return` gives the result) or `async (input) => { … }`",
   ),
+  language: z.enum(["typescript", "ts", "javascript", "js", "python", "py"]).optional().describe(
+    "`python` (`py`): the code is Python on Pyodide; connectors are awaitable globals " +
+      '(`await github.list_pull_requests(owner="x")`), the last expression is the result, ' +
+      "`INPUT` holds the input. Default TypeScript",
+  ),
   input: z.unknown().optional().describe("Passed to the code as `input`"),
   timeoutMs: z.number().int().positive().optional().describe(
     "Wall-clock limit for this run (ms), up to the server's maximum",

@@ -92,13 +92,14 @@ export async function createMcpFront(
     // The code may call any tool, including ones that write or reach the world.
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   }, async (
-    { code, input, timeoutMs, session, sessionId }: ExecuteArgs,
+    { code, language, input, timeoutMs, session, sessionId }: ExecuteArgs,
     extra: { _meta?: { [key: string]: unknown } },
   ) => {
     const request: ExecuteRequest = { code, ...inNamespace };
     // W3C trace context as MCP carries it: `params._meta.traceparent` (ignored when malformed).
     const traceparent = extra?._meta?.traceparent;
     if (typeof traceparent === "string") request.traceparent = traceparent;
+    if (language !== undefined) request.language = language;
     if (input !== undefined) request.input = input;
     if (timeoutMs !== undefined) request.timeoutMs = timeoutMs;
     if (session !== undefined) request.session = session;

@@ -33,6 +33,7 @@ export const runSettings = {
 
 const createBody = z.object({
   code: z.string().min(1).max(MAX_CODE_CHARS),
+  language: z.string().max(32).optional().describe("typescript (default), ts, js, python or py"),
   input: z.unknown().optional(),
   typecheck: z.enum(["off", "warn", "strict"]).optional(),
   session: z.boolean().optional()
