@@ -26,7 +26,7 @@ export interface LanguageEntry {
 /** Every language Cordon knows, TypeScript first (the default). */
 export const LANGUAGES: readonly LanguageEntry[] = [
   { name: "typescript", aliases: ["ts", "javascript", "js"], runs: true, sessions: true },
-  { name: "python", aliases: ["py", "python3"], runs: true, sessions: false },
+  { name: "python", aliases: ["py", "python3"], runs: true, sessions: true },
   { name: "bash", aliases: ["sh"], runs: true, sessions: false },
 ];
 

@@ -1,5 +1,6 @@
 /**
- * The sandbox: policy, flags, cgroups, the child process and the pool.
+ * The sandbox: policy, flags, cgroups, the child process and the pool, the languages a child
+ * runs, and Pyodide's files for Python children.
  * `guest/` runs inside the child and is not exported.
  *
  * @module
@@ -21,6 +22,20 @@ export {
   type SpawnChildOptions,
 } from "./child.ts";
 export { childArgs, type ChildArgsOptions, runLocation } from "./flags.ts";
+export {
+  isTypeScript,
+  type Language,
+  type LanguageEntry,
+  type LanguageFiles,
+  languageOf,
+  LANGUAGES,
+} from "./languages.ts";
+export {
+  findPyodideDir,
+  PYODIDE_VERSION,
+  PythonFiles,
+  type PythonFilesOptions,
+} from "./pyodide.ts";
 export {
   type CommandLine,
   detectOrphanGuard,

@@ -44,6 +44,11 @@ export const METHOD_HANDLE = "codemode.handle";
 export const METHOD_READ_LOGS = "codemode.readLogs";
 export const METHOD_READ_RECOVERY = "codemode.readRecovery";
 
+/** The guest argument naming Pyodide's directory (a Python child's; see sandbox/pyodide.ts). */
+export const ARG_PYODIDE = "--cordon-pyodide=";
+/** The guest argument naming the Pyodide memory snapshot to restore. */
+export const ARG_PYODIDE_SNAPSHOT = "--cordon-pyodide-snapshot=";
+
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {
   name: string;

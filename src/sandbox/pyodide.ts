@@ -13,14 +13,10 @@ import { fileURLToPath } from "node:url";
 import { CordonError } from "../errors.ts";
 import { sha256Hex } from "../hash.ts";
 import type { LanguageFiles } from "./languages.ts";
+import { ARG_PYODIDE, ARG_PYODIDE_SNAPSHOT as ARG_SNAPSHOT } from "./protocol.ts";
 
 /** The Pyodide version Cordon is built and tested against (deno.json imports it). */
 export const PYODIDE_VERSION = "314.0.7";
-
-/** The guest argument naming Pyodide's directory. */
-export const ARG_PYODIDE = "--cordon-pyodide=";
-/** The guest argument naming the snapshot to restore. */
-export const ARG_SNAPSHOT = "--cordon-pyodide-snapshot=";
 
 /** Modules imported before the snapshot is taken, so runs find them loaded. */
 const SNAPSHOT_IMPORTS =
@@ -84,7 +80,8 @@ export function findPyodideDir(override?: string): string {
     );
   }
   const found = candidates().find(isPyodideDir);
-  if (found) return found;
+  // One real path, so the snapshot's key does not depend on which way it was found.
+  if (found) return Deno.realPathSync(found);
   throw new CordonError("not_supported", `Python needs Pyodide ${PYODIDE_VERSION}: ${fix}`);
 }
 

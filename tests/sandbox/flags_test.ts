@@ -125,3 +125,28 @@ Deno.test("hostDeniedAddresses() lists this host's addresses in a form Deno acce
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("childArgs() gives a language's files read-only, with its guest arguments after the entry", () => {
+  const files = {
+    readPaths: ["/opt/pyodide", "/cache/py.snapshot"],
+    args: ["--cordon-pyodide=/x"],
+  };
+  const alone = childArgs({ ...base, policy: { heapMiB: 64, netAllow: [] }, files });
+  assert.ok(alone.includes("--allow-read=/opt/pyodide,/cache/py.snapshot"));
+  assert.ok(alone.includes("--deny-write"));
+  assert.ok(!alone.includes("--deny-read"));
+  assert.ok(!alone.some((a) => a.startsWith("--allow-write")));
+  assert.deepEqual(alone.slice(-2), [base.guestEntry, "--cordon-pyodide=/x"]);
+  const ws = childArgs({
+    ...base,
+    policy: { heapMiB: 64, netAllow: [], workspaceDir: "/ws/1", language: "python" },
+    files,
+  });
+  assert.ok(ws.includes("--allow-read=/ws/1,/opt/pyodide,/cache/py.snapshot"));
+  assert.ok(ws.includes("--allow-write=/ws/1"));
+  // The language is part of the pool key: a Python child is never handed to TypeScript.
+  assert.notEqual(
+    policyKey({ heapMiB: 64, netAllow: [] }),
+    policyKey({ heapMiB: 64, netAllow: [], language: "python" }),
+  );
+});

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { CordonError, type ErrorInfo, errorInfo } from "../../errors.ts";
+import { CordonError, type ErrorInfo } from "../../errors.ts";
 import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
@@ -152,6 +152,8 @@ export class Children {
     }
     this.#active.add(child);
     child.exited.then(() => this.#active.delete(child));
+    // An interpreter's boot (Pyodide: seconds, cold) is not the script's time: the run's deadline starts after it.
+    if (policy.language) await interpreterLoaded(child);
     return { child, pooled };
   }
 
@@ -168,23 +170,22 @@ export class Children {
   }
 }
 
-/** How long a child may take to boot (Pyodide, the bash bundle) before its run's deadline starts. */
-export const BOOT_TIMEOUT_MS = 60_000;
+/** The longest a child may take to load its interpreter (Pyodide, the bash bundle). */
+export const INTERPRETER_BOOT_MS = 120_000;
 
-/**
- * Resolves once `child` has booted: its run's deadline counts the user's code, not an
- * interpreter's start under load. A child that does not boot within {@link BOOT_TIMEOUT_MS} is
- * killed (`spawn_failed`).
- */
-export async function booted(child: SandboxChild): Promise<void> {
+/** Resolves once `child` is ready; throws `spawn_failed` if it died or took too long. */
+async function interpreterLoaded(child: SandboxChild): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(() => {
-      child.kill(
-        errorInfo("spawn_failed", `The sandbox did not start within ${BOOT_TIMEOUT_MS} ms`),
-      );
-      resolve();
-    }, BOOT_TIMEOUT_MS);
-  });
-  await Promise.race([child.ready, late]).finally(() => clearTimeout(timer));
+  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), INTERPRETER_BOOT_MS)));
+  const how = await Promise.race([child.ready.then(() => "ready" as const), late]);
+  clearTimeout(timer);
+  if (how === "ready" && child.alive) return;
+  child.kill();
+  const exit = await child.exited;
+  throw new CordonError(
+    "spawn_failed",
+    how === "late"
+      ? `The sandbox did not load within ${INTERPRETER_BOOT_MS} ms`
+      : `The sandbox ended while loading its interpreter: ${exit.stderr.slice(0, 500)}`,
+  );
 }

@@ -24,7 +24,6 @@ import type { Decision, Outcome, PassEvent, PassOptions } from "./pass_options.t
 import { ChildRequests, late } from "./pass_requests.ts";
 import { RunClock } from "./run_clock.ts";
 import { runParams } from "./run_params.ts";
-import { booted } from "./children.ts";
 import { checkResult, divergence, fromChild } from "./verdict.ts";
 
 export type { Decision, Outcome, PassEvent, PassOptions, ScriptRequests } from "./pass_options.ts";
@@ -94,7 +93,6 @@ export class Pass {
     this.notEnforced = await applyRunLimits(child, limits);
     // A session's child was stopped when its last execution answered; it runs again now.
     child.resume();
-    await booted(child);
     this.#resumeDeadline();
     const params = runParams(this.#o);
     const ws = this.#o.workspace;

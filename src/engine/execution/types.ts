@@ -28,7 +28,8 @@ export interface ExecuteRequest {
    * `cordon.input` hold the input, a failed call raises `cordon.ToolError` (`.code`,
    * `.details`), `print` is console output, only Pyodide's bundled modules import, and no type
    * check applies. `bash` (`sh`) is refused with `unsupported_language` for now; an unknown name
-   * with `invalid_request`. Python runs cannot be sessions (`not_supported`).
+   * with `invalid_request`. A Python session keeps its interpreter: later blocks see the globals
+   * earlier ones defined (a session keeps the language it was created with).
    */
   language?: string;
   /**

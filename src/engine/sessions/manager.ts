@@ -117,7 +117,7 @@ export class SessionManager {
     if (s.policyKey !== policyKey) {
       throw new CordonError(
         "invalid_request",
-        `Session ${id} keeps the network policy and heap size it was created with`,
+        `Session ${id} keeps the network policy, heap size and language it was created with`,
       );
     }
     s.busy = true;

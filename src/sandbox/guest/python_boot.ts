@@ -178,10 +178,15 @@ def _begin_program(program, cwd, g):
         os.chdir(here)
     return program["argv0"] if program["argv0"].endswith(".py") else _FILE
 
+# One namespace for the child's life: a session's later blocks see what earlier ones defined
+# (a child outside a session runs one block only).
+_globals = {"__name__": "__main__", "__builtins__": __builtins__}
+
 async def _cordon_run(source, input_json, connectors_json, cwd, program_json=""):
     value = json.loads(input_json)
     cordon.input = value
-    g = {"__name__": "__main__", "__builtins__": __builtins__, "INPUT": value}
+    g = _globals
+    g["INPUT"] = value
     for name, tools in json.loads(connectors_json).items():
         g[name] = Connector(name, tools)
     fname = _FILE

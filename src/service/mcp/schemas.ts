@@ -16,8 +16,11 @@ export const EXECUTE_INPUT = z.object({
     "TypeScript: a script body (top-level await, `return` gives the result) or `async (input) => { … }`",
   ),
   language: z.enum(["typescript", "ts", "javascript", "js", "python", "py", "bash", "sh"])
-    .optional()
-    .describe("The code's language (default typescript): python runs on Pyodide, bash in-process"),
+    .optional().describe(
+      "`python` (`py`): Python on Pyodide; connectors are awaitable globals " +
+        '(`await github.list_pull_requests(owner="x")`), the last expression is the result, ' +
+        "`INPUT` holds the input. `bash` (`sh`): a bash script in-process. Default TypeScript",
+    ),
   input: z.unknown().optional().describe("Passed to the code as `input`"),
   timeoutMs: z.number().int().positive().optional().describe(
     "Wall-clock limit for this run (ms), up to the server's maximum",

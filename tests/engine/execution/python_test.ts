@@ -202,24 +202,28 @@ Deno.test("python: the workspace is mounted at its path and is the working direc
   });
 });
 
-Deno.test("python: an approval pauses the run; approve resumes it and replay repeats no call", async () => {
-  // holdMs 1: the paused child is released at once, so approve must replay the Python run.
-  await withRuntime(async (rt, effects) => {
-    const r = await rt.execute({
-      language: "python",
-      code: "a = await math.add(a=1, b=1)\nsent = await math.send(to='x@y')\n[a['sum'], sent]",
-    });
-    assert.equal(r.status, "paused", Deno.inspect(r).slice(0, 800));
-    const p = r as PausedResult;
-    assert.deepEqual(p.pending.map((x) => [x.tool, x.args]), [["send", { to: "x@y" }]]);
-    await new Promise((res) => setTimeout(res, 50));
-    const done = await rt.approve(p.executionId);
-    assert.deepEqual(ok(done), [2, "sent:x@y"]);
-    assert.equal(effects.add, 1, "the replay did not repeat the first call");
-    assert.equal(effects.send, 1);
-    assert.equal(done.meta.language, "python");
-  }, 1);
-});
+for (const [mode, holdMs] of [["live", 60_000], ["replay", 1]] as const) {
+  Deno.test(`python: an approval pauses the run; approve (${mode}) resumes it and repeats no call`, async () => {
+    // live: the paused child is held and continues; replay (holdMs 1): it is released at once,
+    // so approve runs the stored Python again over the journal.
+    await withRuntime(async (rt, effects) => {
+      const r = await rt.execute({
+        language: "python",
+        code: "a = await math.add(a=1, b=1)\nsent = await math.send(to='x@y')\n[a['sum'], sent]",
+      });
+      assert.equal(r.status, "paused", Deno.inspect(r).slice(0, 800));
+      const p = r as PausedResult;
+      assert.deepEqual(p.pending.map((x) => [x.tool, x.args]), [["send", { to: "x@y" }]]);
+      await new Promise((res) => setTimeout(res, 50));
+      const done = await rt.approve(p.executionId);
+      assert.deepEqual(ok(done), [2, "sent:x@y"]);
+      assert.equal(effects.add, 1, "the first call ran once");
+      assert.equal(effects.send, 1);
+      assert.equal(done.meta.language, "python");
+      assert.equal(done.meta.replayed, mode === "replay");
+    }, holdMs);
+  });
+}
 
 Deno.test("python: a warm child from the Python pool serves the next run", async () => {
   await withRuntime(async (rt) => {
@@ -232,14 +236,36 @@ Deno.test("python: a warm child from the Python pool serves the next run", async
   });
 });
 
-Deno.test("python: sessions are refused with typed errors; unknown languages too", async () => {
+Deno.test("python: a session keeps the interpreter; later blocks see earlier globals", async () => {
   await withRuntime(async (rt) => {
-    const session = failed(await rt.execute({ language: "python", code: "1", session: true }));
-    assert.equal(session.code, "not_supported");
-    const bashSession = failed(
-      await rt.execute({ language: "sh", code: "echo hi", session: true }),
-    );
-    assert.equal(bashSession.code, "not_supported");
+    const first = await rt.execute({
+      language: "python",
+      session: true,
+      workspace: { files: { "n.txt": "40" } },
+      code: "import math as m\nx = int(open('n.txt').read())\ndef inc(v):\n    return v + 1\nx",
+    });
+    assert.equal(ok(first), 40);
+    const sessionId = first.meta.sessionId!;
+    assert.equal(first.meta.language, "python");
+    const second = await rt.execute({
+      language: "python",
+      sessionId,
+      input: { add: 1 },
+      code: "x = inc(x) + INPUT['add']\nopen('out.txt', 'w').write(str(x))\n[x, m.floor(2.5)]",
+    });
+    assert.deepEqual(ok(second), [42, 2]);
+    assert.equal(second.meta.sessionStatus, "reused");
+    // A session keeps its language: TypeScript cannot run in it.
+    const ts = failed(await rt.execute({ sessionId, code: "return 1" }));
+    assert.equal(ts.code, "invalid_request");
+    await rt.closeSession(sessionId);
+  });
+});
+
+Deno.test("python: a bash session is refused with a typed error; unknown languages too", async () => {
+  await withRuntime(async (rt) => {
+    const bash = failed(await rt.execute({ language: "sh", code: "echo hi", session: true }));
+    assert.equal(bash.code, "not_supported");
     const cobol = failed(await rt.execute({ language: "cobol", code: "x" }));
     assert.equal(cobol.code, "invalid_request");
     // TypeScript under each of its names still runs.

@@ -98,9 +98,9 @@ Deno.test("deno task mcp: a desktop client over stdio runs code and meets a gate
     try {
       const { tools } = await client.listTools();
       const names = tools.map((x: Tool) => x.name);
-    for (const n of ["describe", "execute", "search", "run_program", "start_program"]) {
-      assert.ok(names.includes(n), n);
-    }
+      for (const n of ["describe", "execute", "search", "run_program", "start_program"]) {
+        assert.ok(names.includes(n), n);
+      }
       const sum = await call(client, "execute", { code: "return await math.add({ a: 1, b: 2 })" });
       assert.equal(sum.data?.result, 3, sum.text);
       const paused = await call(client, "execute", { code: 'return await mail.send({ to: "x" })' });
