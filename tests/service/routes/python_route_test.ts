@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { openService } from "../_service.ts";
 
-Deno.test("HTTP: a Python block runs with language: python, calling a connector", async () => {
+Deno.test("HTTP: Python and bash blocks run with their language; an unknown one is refused", async () => {
   await using t = await openService();
   const run = await t.call("POST", "/v1/executions", {
     language: "python",
@@ -14,5 +14,7 @@ Deno.test("HTTP: a Python block runs with language: python, calling a connector"
   assert.equal(run.json.meta.language, "python");
   assert.deepEqual(run.json.logs.map((l: { message: string }) => l.message), ["sum 5"]);
   const bash = await t.call("POST", "/v1/executions", { language: "bash", code: "echo hi" });
-  assert.equal(bash.json.error.code, "unsupported_language");
+  assert.deepEqual(bash.json.logs.map((l: { message: string }) => l.message), ["hi"]);
+  const cobol = await t.call("POST", "/v1/executions", { language: "cobol", code: "x" });
+  assert.deepEqual([cobol.status, cobol.json.error.code], [400, "invalid_request"]);
 });
