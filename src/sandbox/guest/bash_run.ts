@@ -6,6 +6,7 @@
  *
  * Inside bash, `/` is the workspace, so the workspace's variables
  * (`WORKSPACE_DIR`, `OUTPUT_DIR`, …) are given as bash sees those places.
+ * A block (not a program) gets its execution's input as JSON in `$INPUT`.
  *
  * @module
  */
@@ -48,9 +49,12 @@ export async function runBashFrame(
     ...(ws ? { cwd: ws } : {}),
     ...(program?.cwd ? { workDir: `/${program.cwd}` } : {}),
     ...(program ? { args: program.args, stdin: program.stdin ?? "" } : {}),
-    ...(env
-      ? { env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, inBash(v)])) }
-      : {}),
+    env: env
+      ? Object.fromEntries(Object.entries(env).map(([k, v]) => [k, inBash(v)]))
+      // A block's input, as JSON in $INPUT (read it with jq).
+      : params.input === undefined
+      ? {}
+      : { INPUT: JSON.stringify(params.input) ?? "null" },
     onStdout: lines("log"),
     onStderr: lines("error"),
   });
