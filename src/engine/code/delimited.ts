@@ -117,7 +117,7 @@ const BLOCK_KINDS: Record<string, { ext: string; mode: number; cmd: string }> = 
 /**
  * The document's `BuildBlockSpec(idx, block)`: `python`/`py`/`python3` → `code_<idx>.py` run by
  * `python3`, `bash`/`sh` → `code_<idx>.sh` (0o755) run by `bash`; Cordon adds `ts`/`typescript`
- * and `js`/`javascript` → `code_<idx>.ts`/`.js` run by `deno`. The language is trimmed and
+ * and `js`/`javascript` → `code_<idx>.ts`/`.js` run by `deno run`. The language is trimmed and
  * lower-cased; any other throws `unsupported_language`.
  */
 export function buildBlockSpec(idx: number, block: CodeBlock): BlockSpec {
@@ -131,5 +131,7 @@ export function buildBlockSpec(idx: number, block: CodeBlock): BlockSpec {
       details: { language, supported: Object.keys(BLOCK_KINDS) },
     });
   }
-  return { file: `code_${idx}.${kind.ext}`, mode: kind.mode, cmd: kind.cmd, args: [] };
+  // `deno run <file>`: the document's two take the file as their only argument.
+  const args = kind.cmd === "deno" ? ["run"] : [];
+  return { file: `code_${idx}.${kind.ext}`, mode: kind.mode, cmd: kind.cmd, args };
 }

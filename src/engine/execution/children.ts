@@ -176,7 +176,9 @@ export const INTERPRETER_BOOT_MS = 120_000;
 /** Resolves once `child` is ready; throws `spawn_failed` if it died or took too long. */
 async function interpreterLoaded(child: SandboxChild): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), INTERPRETER_BOOT_MS)));
+  const late = new Promise<"late">((
+    r,
+  ) => (timer = setTimeout(() => r("late"), INTERPRETER_BOOT_MS)));
   const how = await Promise.race([child.ready.then(() => "ready" as const), late]);
   clearTimeout(timer);
   if (how === "ready" && child.alive) return;

@@ -169,7 +169,10 @@ export async function startProgram(
     },
   };
   host.execute(request, { onStart: (id) => live.bind(id) })
-    .then((result) => live.exit(programEnd(result)))
+    .then((result) => {
+      const ws = (result as { workspace?: { id: string; persisted: boolean } }).workspace;
+      live.exit({ ...programEnd(result), ...(ws?.persisted ? { workspaceId: ws.id } : {}) });
+    })
     .catch((err) => {
       const e = err instanceof CordonError ? err : new CordonError("internal", String(err));
       live.exit({ exitCode: -1, timedOut: false, note: `${e.code}: ${e.message}` });

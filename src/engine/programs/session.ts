@@ -33,6 +33,8 @@ export interface ProgramEnd {
   timedOut: boolean;
   /** A message for stderr when the end was not the program's own (an uncaught error, a limit). */
   note?: string;
+  /** The workspace it ran in, when that workspace was kept. */
+  workspaceId?: string;
 }
 
 /** A started program. */
@@ -96,6 +98,7 @@ export class LiveProgram implements ProgramSession {
       durationMs: Math.round(performance.now() - this.#started),
       timedOut: end.timedOut,
       executionId: this.#executionId,
+      ...(end.workspaceId ? { workspaceId: end.workspaceId } : {}),
     };
     this.#resolve(this.#result);
   }

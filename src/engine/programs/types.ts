@@ -24,6 +24,8 @@ export const PROGRAM_STATUS_EXITED = "exited";
 export interface RunResult extends BaseRunResult {
   /** The Cordon execution that ran it (its logs, calls and record). */
   executionId: string;
+  /** The workspace it ran in, when that one is kept (`persist`, or an `{ id }` reopened). */
+  workspaceId?: string;
 }
 
 /** A session-oriented program invocation (the document's `InteractiveProgramSpec`). */

@@ -27,6 +27,9 @@ import type {
 import { insidePath } from "../workspaces/request.ts";
 import type { WorkspaceRequest } from "../workspaces/types.ts";
 import { readMeta } from "../workspaces/owner.ts";
+import { removeWorkspace } from "../workspaces/workspace.ts";
+import { buildBlockSpec } from "../code/delimited.ts";
+import { executeInline, type InlineBlock } from "../programs/inline.ts";
 
 /** The largest program file read from a workspace. */
 const MAX_PROGRAM_BYTES = 4 * 1024 * 1024;
@@ -53,6 +56,16 @@ export interface ProgramsApi {
   programSession(id: string, options?: { namespace?: string }): ProgramSession;
   /** The held sessions, newest first. */
   programSessions(options?: { namespace?: string }): ProgramInfo[];
+  /**
+   * The document's `ExecuteInline`: writes code blocks under the workspace's `src/` and runs
+   * them in order as programs (`python3 code_0.py`, `bash code_1.sh`, …), stopping at the
+   * first that fails; one result for all.
+   */
+  executeInline(
+    workspace: WorkspaceRequest,
+    blocks: readonly InlineBlock[],
+    options?: ProgramOptions & { timeoutMs?: number },
+  ): Promise<RunResult>;
   /** Kills (if it runs) and forgets a session. */
   closeProgram(id: string, options?: { namespace?: string }): Promise<void>;
 }
@@ -103,7 +116,7 @@ export function programsApi(
   assertOpen: () => void,
 ): ProgramsApi & { closeAllPrograms(): Promise<void> } {
   const held = new ProgramRegistry();
-  const host: ProgramHost = {
+  const programHost: ProgramHost = {
     execute,
     subscribe: (listener) => engine.parts.events.subscribe(listener),
     readWorkspaceFile: (ws, path, ns) =>
@@ -121,17 +134,26 @@ export function programsApi(
       workspace,
       spec,
       options,
-    ) => (assertOpen(), runProgram(host, workspace, spec, options)),
+    ) => (assertOpen(), runProgram(programHost, workspace, spec, options)),
     startProgram: async (workspace, spec, options) => {
       assertOpen();
       held.admit();
-      const live = await startProgram(host, workspace, spec, options);
+      const live = await startProgram(programHost, workspace, spec, options);
       held.add(live, spec.cmd, options?.namespace ?? "default");
       return live;
     },
     programSession: (id, o) => held.get(id, o?.namespace),
     programSessions: (o) => held.list(o?.namespace),
     closeProgram: (id, o) => held.close(id, o?.namespace),
+    executeInline: (workspace, blocks, options) => {
+      assertOpen();
+      const host = {
+        runProgram: (ws: WorkspaceRequest, spec: RunProgramSpec, o?: ProgramOptions) =>
+          runProgram(programHost, ws, spec, o),
+        removeWorkspace: (id: string) => removeWorkspace(workspaceRoot, id),
+      };
+      return executeInline(host, buildBlockSpec, workspace, blocks, options);
+    },
     closeAllPrograms: () => held.closeAll(),
   };
 }

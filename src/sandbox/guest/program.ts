@@ -136,6 +136,13 @@ export function installTsProgram(
   };
   Object.defineProperty(Deno, "exit", { ...fixed, writable: false, value: onExit });
   Object.defineProperty(Deno, "stdin", { ...fixed, writable: false, value: programStdinFile() });
+  // The program's working directory as it names it (Deno resolves relative paths against the
+  // child's own, empty directory: programs use $WORKSPACE_DIR or absolute paths).
+  const ws = env.WORKSPACE_DIR;
+  if (ws) {
+    const cwd = program.cwd ? `${ws}/${program.cwd}` : ws;
+    Object.defineProperty(Deno, "cwd", { ...fixed, writable: false, value: () => cwd });
+  }
   // Deno.exit() inside a timer or a promise: the exit stands, the error it throws is not a crash.
   const swallow = (e: Event & { error?: unknown; reason?: unknown }) => {
     if ((e.error ?? e.reason) instanceof ProgramExit) e.preventDefault();

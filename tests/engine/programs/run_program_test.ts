@@ -259,3 +259,32 @@ Deno.test({
       assert.throws(() => rt.programSession(s.id), { code: "not_found" });
     }),
 });
+
+Deno.test({
+  name:
+    "executeInline: blocks written under src/ and run in one workspace, in order, until one fails",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withRuntime(async (rt) => {
+      const r = await rt.executeInline({ persist: true }, [
+        {
+          language: "python",
+          code: "import os\nprint(sorted(os.listdir('.')))\nopen('../work/n.txt', 'w').write('7')",
+        },
+        { language: "sh", code: "echo block $(cat ../work/n.txt) in $(pwd)" },
+        { language: "ts", code: "console.log('ts', Deno.cwd().endsWith('/src'));" },
+      ], { timeoutMs: 60_000 });
+      assert.equal(r.stdout, "['code_0.py', 'code_1.sh', 'code_2.ts']\nblock 7 in /src\nts true\n");
+      assert.equal(r.exitCode, 0);
+      assert.ok(r.workspaceId, "kept, as asked");
+      const stops = await rt.executeInline({}, [
+        { language: "bash", code: "echo one; exit 3" },
+        { language: "bash", code: "echo never" },
+      ]);
+      assert.deepEqual([stops.stdout, stops.exitCode, stops.workspaceId], ["one\n", 3, undefined]);
+      await assert.rejects(rt.executeInline({}, [{ language: "ruby", code: "1" }]), {
+        code: "unsupported_language",
+      });
+    }),
+});
