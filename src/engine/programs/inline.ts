@@ -10,7 +10,7 @@
 import { CordonError } from "../../errors.ts";
 import { INLINE_SOURCE_DIR } from "../workspaces/layout.ts";
 import type { WorkspaceRequest } from "../workspaces/types.ts";
-import { type ProgramOptions } from "./runner.ts";
+import type { ProgramOptions } from "./runner.ts";
 import type { RunProgramSpec, RunResult } from "./types.ts";
 
 /** A code block: its language and code. */
