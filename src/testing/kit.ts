@@ -80,6 +80,19 @@ export class TestKit implements AsyncDisposable {
   }
 
   /**
+   * Runs a Python block (Pyodide, in the same sandbox): the connectors are awaitable globals
+   * (`await math.add(a=1, b=2)`), `INPUT` holds the input, the last expression is the result.
+   *
+   * @param code Python the model might write.
+   * @param input Passed to the code as `INPUT`.
+   * @param options Limits and policy for this run.
+   * @returns The result, as {@link run} returns it.
+   */
+  runPython(code: string, input?: unknown, options: RunOptions = {}): Promise<ExecuteResult> {
+    return this.run(code, input, { ...options, language: "python" });
+  }
+
+  /**
    * Approves a paused run's waiting calls (or the one numbered `seq`) and
    * returns how the run goes on: completed, failed, or paused again.
    *

@@ -250,3 +250,22 @@ Deno.test("typecheck() checks code against the declarations without running it",
   assert.equal(typed.code, "TS2345");
   assert.deepEqual((await kit.runtime.executions()).items, []);
 });
+
+Deno.test({
+  name: "runPython() runs a Python block against the connector under test, its calls checked",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using kit = await createTestKit({ connectors: [shop().connector] });
+    const result = await kit.runPython(
+      "order = await shop.find(id=INPUT['id'])\nprint('found', order['id'])\norder['total'] * 2",
+      { id: "o1" },
+      { timeoutMs: 60_000 },
+    );
+    assert.equal(expectCompleted(result), 8);
+    assert.equal(result.meta.language, "python");
+    assert.deepEqual(result.calls.map((c) => [c.tool, c.args]), [["find", { id: "o1" }]]);
+    const failed = await kit.runPython("await shop.find(id=1)", undefined, { timeoutMs: 60_000 });
+    assert.equal(expectError(failed).code, "invalid_input");
+  },
+});
