@@ -177,7 +177,10 @@ export async function startProgram(
       const e = err instanceof CordonError ? err : new CordonError("internal", String(err));
       live.exit({ exitCode: -1, timedOut: false, note: `${e.code}: ${e.message}` });
     })
-    .finally(off);
+    .finally(() => {
+      off();
+      live.settled();
+    });
   return live;
 }
 

@@ -47,6 +47,7 @@ export class LiveProgram implements ProgramSession {
   #started = performance.now();
   #closed = false;
   #killed = false;
+  #settled = false;
   #pendingInput: [string, boolean][] = [];
 
   constructor(readonly id: string, readonly control: SessionControl) {
@@ -64,10 +65,15 @@ export class LiveProgram implements ProgramSession {
     if (this.#killed) this.#stop();
   }
 
-  /** Stops the execution, trying again until its child runs (or its end is recorded). */
+  /** Stops the execution, trying again until its child runs (or the execution has ended). */
   #stop(): void {
-    if (this.#result || this.#executionId === "") return;
+    if (this.#settled || this.#executionId === "") return;
     if (!this.control.stop(this.#executionId)) setTimeout(() => this.#stop(), 20);
+  }
+
+  /** The execution has ended (the runner says so once its promise settles). */
+  settled(): void {
+    this.#settled = true;
   }
 
   /**
@@ -129,18 +135,20 @@ export class LiveProgram implements ProgramSession {
 
   /**
    * Stops the program. A sandboxed program holds nothing outside its workspace to clean up, so
-   * it is stopped at once; `graceMs` bounds how long this waits for its end to be recorded.
+   * it is stopped at once (one still starting is stopped as its child comes up). Waits up to
+   * `graceMs` for its end to be recorded; past that the session reports exit -1 anyway.
    */
   async kill(graceMs = 2_000): Promise<void> {
     if (this.#result) return;
     this.#killed = true;
     this.#stop();
-    const wait = Math.min(Math.max(Number(graceMs) || 0, 0), 60_000) + 5_000;
+    const wait = Math.min(Math.max(Number(graceMs) || 0, 0), 60_000);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
       this.done,
       new Promise((resolve) => timer = setTimeout(resolve, wait)),
     ]).finally(() => clearTimeout(timer));
+    this.exit({ exitCode: -1, timedOut: false, note: "The program was killed" });
   }
 
   async close(): Promise<void> {
