@@ -189,6 +189,7 @@ export {
   ensureLayout,
   type FileRef,
   INLINE_SOURCE_DIR,
+  type InlineBlock,
   type InputRecord,
   type InputSpec,
   type InteractiveProgramSpec,

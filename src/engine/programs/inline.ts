@@ -15,7 +15,9 @@ import type { RunProgramSpec, RunResult } from "./types.ts";
 
 /** A code block: its language and code. */
 export interface InlineBlock {
+  /** The block's language (`python`, `bash`, `ts`, …). */
   language: string;
+  /** Its code. */
   code: string;
 }
 

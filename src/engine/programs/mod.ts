@@ -20,6 +20,7 @@ export {
 export type { RunResult as ProgramRunResult } from "./types.ts";
 export type { ProgramInfo } from "./registry.ts";
 export type { ProgramOptions } from "./runner.ts";
+export type { InlineBlock } from "./inline.ts";
 export type { ProgramRunParams } from "../../sandbox/protocol.ts";
 export {
   languageOfFile,
