@@ -1,7 +1,8 @@
 /**
  * Python's figures: a cold Python run with no snapshot (the child boots CPython), a cold run
  * restored from the snapshot, a trivial run on a warm pooled Python child, and the cost of one
- * sequential tool call from Python. `bench/run.ts` divides each by the floor it measures.
+ * sequential tool call from Python; then a bash block (always a cold child) and a Python program
+ * on a file of a new workspace. `bench/run.ts` divides each by the floor it measures.
  *
  * @module
  */
@@ -71,15 +72,34 @@ export async function pythonBench(quick: boolean) {
   }
   await rt.closeSession(sessionId);
   let coldSnapshotMs;
+  const bash: number[] = [];
+  const programs: number[] = [];
   {
     await using coldRt = await benchRuntime({ pool: { size: 0 }, python: { pool: 0 } });
     coldSnapshotMs = brief(await coldRuns(coldRt, cold));
+    // bash has no pool: every block is a cold child that loads the bundle.
+    completed(await coldRt.execute({ language: "bash", code: "true" }), undefined);
+    for (let i = 0; i < warm; i++) {
+      const { ms, value } = await timed(() => coldRt.execute({ language: "bash", code: "echo 1" }));
+      check(value.status === "completed", "a bash block failed");
+      bash.push(ms);
+    }
+    // A program: python3 on a file of a new workspace (a workspace takes a cold child).
+    for (let i = 0; i < cold; i++) {
+      const { ms, value } = await timed(() =>
+        coldRt.runProgram({ files: { "p.py": "print(1)" } }, { cmd: "python3", args: ["p.py"] })
+      );
+      check(value.exitCode === 0 && value.stdout === "1\n", "a Python program failed");
+      programs.push(ms);
+    }
   }
   return {
     coldNoSnapshotMs,
     coldSnapshotMs,
     pooledMs: brief(pooled),
     perCallUs: brief(perCallUs, 1),
+    bashBlockMs: brief(bash),
+    pythonProgramMs: brief(programs),
   };
 }
 
@@ -101,6 +121,8 @@ export function pythonVsFloor(py: PythonFigures, floor: FloorFigures) {
     coldSnapshot: x(py.coldSnapshotMs.p50, floor.trivialMs?.p50),
     pooled: x(py.pooledMs.p50, floor.trivialMs?.p50),
     perCall: x(py.perCallUs.p50, floor.perCallUs?.p50),
+    bashBlock: x(py.bashBlockMs.p50, floor.trivialMs?.p50),
+    pythonProgram: x(py.pythonProgramMs.p50, floor.trivialMs?.p50),
     floorTrivialMs: floor.trivialMs?.p50,
     floorPerCallUs: floor.perCallUs?.p50,
   };
