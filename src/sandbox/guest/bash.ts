@@ -37,11 +37,22 @@ export interface RunBashOptions {
   stdin?: string;
   /** just-bash limits to set instead of {@link BASH_LIMITS}' (`{ maxLoopIterations: 1000 }`). */
   limits?: Readonly<Record<string, number>>;
+  /**
+   * Commands the host backs (the run's connectors): name → what it answers for its arguments
+   * and standard input. A name just-bash already has is not overridden.
+   */
+  tools?: Readonly<Record<string, BashTool>>;
   /** The script's standard output, when it has any (once, after the script ended). */
   onStdout(text: string): void;
   /** The script's standard error, when it has any (once, after the script ended). */
   onStderr(text: string): void;
 }
+
+/** A command backed by the host: its arguments and standard input in, its output and status out. */
+export type BashTool = (
+  args: string[],
+  stdin: string,
+) => Promise<{ stdout: string; stderr: string; exitCode: number }>;
 
 /** How a bash block ended. */
 export interface RunBashResult {
@@ -187,6 +198,8 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
     maxFileReadBytes: MAX_FILE_READ_BYTES,
     maxMemoryBytes: limits.maxFileSystemBytes,
   });
+  const taken = new Set([...commands, ...BASH_EXCLUDED_COMMANDS]);
+  const tools = Object.entries(options.tools ?? {}).filter(([name]) => !taken.has(name));
   const script = await locate(fs as ScriptFs, options);
   if (!("code" in script)) {
     options.onStderr(script.stderr);
@@ -197,7 +210,12 @@ export async function runBash(options: RunBashOptions): Promise<RunBashResult> {
     cwd: script.workDir,
     env: { HOME: "/", ...options.env },
     commands,
-    customCommands: [whichCommand(jb, new Set(commands))],
+    customCommands: [
+      whichCommand(jb, new Set([...commands, ...tools.map(([name]) => name)])),
+      ...tools.map(([name, tool]) =>
+        jb.defineCommand(name, (args, ctx) => tool(args, String(ctx.stdin ?? "")))
+      ),
+    ],
     executionLimits: limits,
     // It patches globals while a script runs (timers, `Function`, `process`), which the guest's
     // own work shares, and warns on the console; Deno's permissions are the boundary here.

@@ -53,6 +53,8 @@ export interface CommandContext {
   cwd: string;
   /** The shell's variables. */
   env: Map<string, string>;
+  /** What the command reads on standard input (a pipe into it). */
+  stdin?: string;
 }
 
 /** How large a file a script may read whole, and how much it may keep in memory. */

@@ -11,8 +11,8 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import type { LogLevel, RunParams } from "../protocol.ts";
-import { runBash } from "./bash.ts";
+import type { GuestConnector, LogLevel, RunParams } from "../protocol.ts";
+import { type BashTool, runBash } from "./bash.ts";
 import { concealPath } from "./conceal.ts";
 
 const ARG_BASH = "--cordon-bash=";
@@ -25,12 +25,86 @@ export function bashBundleUrl(args: readonly string[]): string | undefined {
   return new URL(`file://${path}`).href;
 }
 
+/**
+ * A tool's input from a command line: one JSON object (`math add '{"a": 1}'`), `key=value` pairs
+ * (each value read as JSON when it is JSON: `math add a=1 b=2`), or JSON on standard input.
+ */
+function toolInput(args: string[], stdin: string): unknown {
+  if (args.length === 0) return stdin.trim() === "" ? {} : JSON.parse(stdin);
+  if (args.length === 1 && args[0].trim().startsWith("{")) return JSON.parse(args[0]);
+  const input: Record<string, unknown> = {};
+  for (const arg of args) {
+    const eq = arg.indexOf("=");
+    if (eq <= 0) {
+      throw new Error(`expected key=value, or one JSON object, not ${JSON.stringify(arg)}`);
+    }
+    const raw = arg.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // Not JSON: the text itself.
+    }
+    input[arg.slice(0, eq)] = value;
+  }
+  return input;
+}
+
+/**
+ * One command per connector, as in TypeScript and Python through the same guest functions (so
+ * every call is authorized and journaled): `math add a=1 b=2` prints the result (a string as it
+ * is, anything else as JSON) and exits 0; a failed call prints `math.add: code: message` on
+ * stderr and exits 1.
+ */
+function connectorCommands(connectors: readonly GuestConnector[]): Record<string, BashTool> {
+  const out: Record<string, BashTool> = {};
+  for (const c of connectors) {
+    if (!/^[A-Za-z_][A-Za-z0-9_-]*$/.test(c.name)) continue;
+    out[c.name] = async (args, stdin) => {
+      const [tool, ...rest] = args;
+      if (!tool || !c.tools.includes(tool)) {
+        const stderr = `${c.name}: usage: ${c.name} <tool> [key=value… | JSON]; tools: ${
+          c.tools.join(", ")
+        }\n`;
+        return { stdout: "", stderr, exitCode: 2 };
+      }
+      let input: unknown;
+      try {
+        input = toolInput(rest, stdin);
+      } catch (err) {
+        return {
+          stdout: "",
+          stderr: `${c.name} ${tool}: ${(err as Error).message}\n`,
+          exitCode: 2,
+        };
+      }
+      try {
+        const handle = (globalThis as Record<string, unknown>)[c.name] as Record<
+          string,
+          (a: unknown) => Promise<unknown>
+        >;
+        const value = await handle[tool](input);
+        const text = typeof value === "string" ? value : JSON.stringify(value) ?? "null";
+        return { stdout: text.endsWith("\n") ? text : text + "\n", stderr: "", exitCode: 0 };
+      } catch (err) {
+        const e = err as { code?: unknown; message?: unknown };
+        const stderr = `${c.name}.${tool}: ${String(e?.code ?? "tool_error")}: ${
+          String(e?.message ?? err)
+        }\n`;
+        return { stdout: "", stderr, exitCode: 1 };
+      }
+    };
+  }
+  return out;
+}
+
 /** Runs a bash frame; resolves with a program's exit status, or undefined for a block. */
 export async function runBashFrame(
   params: RunParams,
   bundleUrl: string | undefined,
   env: Record<string, string> | undefined,
   log: (level: LogLevel, message: string) => void,
+  connectors: readonly GuestConnector[] = [],
 ): Promise<number | undefined> {
   if (!bundleUrl) throw new CordonError("spawn_failed", "This sandbox was not started with bash");
   const ws = params.workspace?.dir;
@@ -55,6 +129,7 @@ export async function runBashFrame(
       : params.input === undefined
       ? {}
       : { INPUT: JSON.stringify(params.input) ?? "null" },
+    tools: connectorCommands(connectors),
     onStdout: lines("log"),
     onStderr: lines("error"),
   });

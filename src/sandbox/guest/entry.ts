@@ -163,7 +163,9 @@ async function run(params: RunParams): Promise<RunResult> {
   const program = params.program ? beginProgram({ ...params, program: params.program }) : undefined;
   if (params.language === "bash") {
     const log = (level: LogLevel, message: string) => peer.notify(METHOD_LOG, { level, message });
-    return { value: await runBashFrame(params, bashBundle, program?.env, log) };
+    return {
+      value: await runBashFrame(params, bashBundle, program?.env, log, installedConnectors()),
+    };
   }
   if (params.language === "python") {
     value = await runPython(params, installedConnectors(), program?.env);
