@@ -65,14 +65,17 @@ function failed(r: ExecuteResult): PythonError {
 async function withRuntime(
   fn: (rt: Runtime, effects: ReturnType<typeof world>["effects"]) => Promise<void>,
   holdMs = 60_000,
+  pythonPool = 0,
 ) {
   const { math, effects } = world();
   {
+    // No warm Python child unless the test is about one: a pool booting Pyodide beside each test's
+    // own runs only slows them (two cores, a parallel suite).
     await using rt = await createRuntime({
       connectors: [math],
       db: ":memory:",
       pool: { size: 0 },
-      python: { pool: 1 },
+      python: { pool: pythonPool },
       durability: { holdMs },
     });
     await fn(rt, effects);
@@ -226,14 +229,18 @@ for (const [mode, holdMs] of [["live", 60_000], ["replay", 1]] as const) {
 }
 
 Deno.test("python: a warm child from the Python pool serves the next run", async () => {
-  await withRuntime(async (rt) => {
-    const first = await rt.execute({ language: "python", code: "1 + 1" });
-    assert.equal(ok(first), 2);
-    await rt.warm();
-    const second = await rt.execute({ language: "python", code: "print('warm')\n'x' * 3" });
-    assert.equal(ok(second), "xxx");
-    assert.equal(second.meta.pooled, true);
-  });
+  await withRuntime(
+    async (rt) => {
+      const first = await rt.execute({ language: "python", code: "1 + 1" });
+      assert.equal(ok(first), 2);
+      await rt.warm();
+      const second = await rt.execute({ language: "python", code: "print('warm')\n'x' * 3" });
+      assert.equal(ok(second), "xxx");
+      assert.equal(second.meta.pooled, true);
+    },
+    60_000,
+    1,
+  );
 });
 
 Deno.test("python: a session keeps the interpreter; later blocks see earlier globals", async () => {

@@ -7,7 +7,12 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const dataDir = await Deno.makeTempDir();
-    await using rt = await createRuntime({ db: ":memory:", dataDir, pool: { size: 0 } });
+    await using rt = await createRuntime({
+      db: ":memory:",
+      dataDir,
+      pool: { size: 0 },
+      python: { pool: 0 },
+    });
     const bootstrap = {
       commands: [{
         key: "setup",

@@ -26,6 +26,8 @@ async function withRuntime(fn: (rt: Runtime, calls: unknown[]) => Promise<void>)
     db: ":memory:",
     dataDir,
     pool: { size: 0 },
+    // Programs run in workspaces, which take cold children: a warm Python child would idle.
+    python: { pool: 0 },
     connectors: [math],
     runEnv: ({ cmd }) => ({ PROVIDED: `for ${cmd}`, FOO: "provider loses" }),
   });
