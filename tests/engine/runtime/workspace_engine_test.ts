@@ -1,6 +1,17 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { CordonError, createRuntime, type Runtime, withRunEnv } from "../../../mod.ts";
+import { trace } from "@opentelemetry/api";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+
+const exporter = new InMemorySpanExporter();
+trace.setGlobalTracerProvider(
+  new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }),
+);
 
 const SLOW = { timeoutMs: 60_000 };
 
@@ -250,7 +261,56 @@ Deno.test({
       const done = await s.done;
       assert.deepEqual([done.stdout, done.exitCode], ["option\n", 0]);
       await s.close();
+      // A run is held to the policy's quota too.
+      const small = await eng.manager.createWorkspace("quota", { maxDiskBytes: 2000 });
+      const over = await eng.runner.runProgram(small, {
+        cmd: "bash",
+        args: [
+          "-c",
+          "for i in $(seq 1 100); do echo 0123456789012345678901234567890 >> out/b; done",
+        ],
+        ...SLOW,
+      });
+      assert.equal(over.exitCode, 1);
+      assert.match(over.stderr, /limit_exceeded: .*over its 2000-byte quota/);
+      await eng.manager.cleanup(small);
       await eng.manager.cleanup(got[0]);
       assert.equal(await exists(got[0].path), false);
+    }),
+});
+
+Deno.test({
+  name: "workspaceEngine: spans named and keyed as the document says",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withRuntime(async (rt, { hostRoot }) => {
+      exporter.reset();
+      const eng = rt.workspaceEngine();
+      const ws = await eng.manager.createWorkspace("exec-traced");
+      await eng.fs.putFiles(ws, [{ path: "a.txt", content: "a" }, { path: "b.txt", content: "b" }]);
+      await Deno.writeTextFile(join(hostRoot, "h.txt"), "h");
+      await eng.fs.stageDirectory(ws, hostRoot, "work/h", { allowMount: true });
+      await eng.fs.collect(ws, ["*.txt"]);
+      const r = await eng.runner.runProgram(ws, { cmd: "bash", args: ["-c", "exit 4"], ...SLOW });
+      assert.equal(r.exitCode, 4);
+      await eng.manager.cleanup(ws);
+      const spans = exporter.getFinishedSpans();
+      const one = (name: string) => {
+        const found = spans.filter((s) => s.name === name);
+        assert.ok(found.length >= 1, `a ${name} span`);
+        return found.at(-1)!.attributes;
+      };
+      // The first is the manager's; a run reopens the workspace in a span of its own.
+      one("workspace.create");
+      const creates = spans.filter((s) => s.name === "workspace.create");
+      assert.equal(creates[0].attributes.exec_id, "exec-traced");
+      assert.equal(one("workspace.stage.files").count, 2);
+      const dir = one("workspace.stage.dir");
+      assert.deepEqual([dir.to, dir.mount_used, dir.count], ["work/h", false, 1]);
+      assert.deepEqual(one("workspace.collect").patterns, ["*.txt"]);
+      const run = one("workspace.run");
+      assert.deepEqual([run.cmd, run.exit_code, run.timed_out], ["bash", 4, false]);
+      assert.equal(one("workspace.cleanup").path, ws.id);
     }),
 });
