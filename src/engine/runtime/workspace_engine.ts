@@ -58,6 +58,10 @@ export interface WorkspaceEngineDeps {
 const REMEMBERED_REMOVALS = 10_000;
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+function bad(message: string): CordonError {
+  return new CordonError("invalid_request", message);
+}
+
 function notFound(id: unknown): CordonError {
   return new CordonError(
     "not_found",
@@ -171,11 +175,13 @@ function buildEngine(
     collect: async (ws, patterns) => collectFiles(await open(ws), host, patterns),
     stageInputs: async (ws, specs) => {
       const w = await open(ws);
-      const { inputs } = checkWorkspaceRequest({ inputs: [...(specs ?? [])] });
+      if (!Array.isArray(specs)) throw bad("specs is a list of { from, to?, mode?, pin? }");
+      const { inputs } = checkWorkspaceRequest({ inputs: [...specs] });
       await stageInputsInto(w, host, (inputs ?? []) as InputSpec[]);
     },
     collectOutputs: async (ws, spec) => {
       const w = await open(ws);
+      if (spec === null || typeof spec !== "object") throw bad("spec is { globs, ... }");
       const { outputs } = checkWorkspaceRequest({ outputs: spec });
       const report = await collectOutputs({ ...w, outputs }, host);
       return report.manifest ?? { files: [], limitsHit: false };

@@ -97,6 +97,16 @@ async function safeTarget(dir: string, rel: string): Promise<string> {
   return at;
 }
 
+/** Runs a write; a failure of the file system (a name too long, no permission) is typed. */
+async function typed<T>(path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof CordonError) throw err;
+    throw bad(`"${path}" could not be written: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
 /** Throws `limit_exceeded` when adding `bytes` and `entries` would pass the quota. */
 async function checkRoom(dir: string, q: QuotaBounds, bytes: number, entries: number) {
   const maxEntries = q.quotaEntries ?? WORKSPACE_DEFAULTS.quotaEntries;
@@ -159,8 +169,10 @@ export async function putFiles(
       const target = await safeTarget(dir, f.path);
       const info = await Deno.lstat(target).catch(() => undefined);
       if (info && !info.isFile) throw bad(`"${f.path}" exists and is not a file`);
-      await Deno.writeFile(target, f.data, { mode: f.mode });
-      await Deno.chmod(target, f.mode);
+      await typed(f.path, async () => {
+        await Deno.writeFile(target, f.data, { mode: f.mode });
+        await Deno.chmod(target, f.mode);
+      });
     }
   });
 }
@@ -202,7 +214,7 @@ export async function stageDirectory(
   const target = await safeTarget(dir, rel);
   const attrs = { [ATTR_HOST_PATH]: real, [ATTR_TO]: rel, [ATTR_MOUNT_USED]: false };
   const files = await inSpan(SPAN_WORKSPACE_STAGE_DIR, attrs, ctx, async (span) => {
-    const n = await copyTree(real, target);
+    const n = await typed(rel, () => copyTree(real, target));
     span.setAttribute(ATTR_COUNT, n);
     return n;
   });

@@ -143,6 +143,17 @@ Deno.test({
         mine.fs.putFiles(ws, [{ path: "ok.txt", content: "x", mode: 0o4755 }]),
         "invalid_request",
       );
+      // Malformed calls are typed errors too.
+      const odd = [
+        () => mine.fs.putFiles(ws, [{ path: "x".repeat(300), content: "x" }]),
+        () => mine.fs.putFiles(ws, "nope" as never),
+        () => mine.fs.putFiles(ws, [{ path: "n.txt", content: 42 as never }]),
+        () => mine.fs.stageInputs(ws, "x" as never),
+        () => mine.fs.collectOutputs(ws, null as never),
+        () => mine.fs.collect(ws, ["../*"]),
+        () => mine.manager.createWorkspace(7 as never),
+      ];
+      for (const call of odd) await rejectsWith(call(), "invalid_request");
       // A symlink in the workspace (none of Cordon's making) is never written through.
       const outside = await Deno.makeTempDir();
       try {
