@@ -32,7 +32,7 @@ import {
   ATTR_TIMED_OUT,
   inSpan,
 } from "../workspaces/tracing.ts";
-import { SPAN_WORKSPACE_RUN } from "../workspaces/tracing.ts";
+import { SPAN_WORKSPACE_RUN, traceContext } from "../workspaces/tracing.ts";
 import type {
   WorkspaceEngine,
   WorkspaceEngineOptions,
@@ -97,7 +97,8 @@ export function workspaceEngineFactory(
     if (typeof namespace !== "string" || !NAMESPACE.test(namespace)) {
       throw new CordonError("invalid_request", "namespace is 1-128 letters, digits, . _ -");
     }
-    const engine = buildEngine(deps, namespace, removed, registries);
+    const tp = typeof options.traceparent === "string" ? options.traceparent : undefined;
+    const engine = buildEngine(deps, namespace, tp, removed, registries);
     return options.runEnv ? withRunEnv(engine, options.runEnv) : engine;
   };
 }
@@ -105,10 +106,13 @@ export function workspaceEngineFactory(
 function buildEngine(
   deps: WorkspaceEngineDeps,
   namespace: string,
+  traceparent: string | undefined,
   removed: Set<string>,
   registries: Map<string, WorkspaceRegistry<WorkspaceHandle>>,
 ): WorkspaceEngine {
-  const host: WorkspaceHost = { ...deps.host, namespace };
+  const trace = traceparent ? { traceparent } : {};
+  const host: WorkspaceHost = { ...deps.host, namespace, ...trace };
+  const ctx = () => traceContext(traceparent);
   const root = host.root;
   /** The workspace `ws` names, checked to be this namespace's; its last use is now. */
   const open = async (ws: WorkspaceHandle): Promise<Workspace> => {
@@ -121,7 +125,8 @@ function buildEngine(
     const now = new Date();
     await Deno.utime(metaPath(root, id), now, now).catch(() => {});
     const quotaBytes = owner.policy?.maxDiskBytes || WORKSPACE_DEFAULTS.quotaBytes;
-    return { id, dir, persist: true, quotaBytes, quotaEntries: WORKSPACE_DEFAULTS.quotaEntries };
+    const quotaEntries = WORKSPACE_DEFAULTS.quotaEntries;
+    return { id, dir, persist: true, quotaBytes, quotaEntries, ...trace };
   };
   const request = async (ws: WorkspaceHandle) => {
     const w = await open(ws);
@@ -158,7 +163,7 @@ function buildEngine(
       }
       if (owner.namespace !== namespace) throw notFound(id);
       if (owner.policy?.persist) return;
-      await removeWorkspace(root, id);
+      await removeWorkspace(root, id, trace);
       if (removed.size >= REMEMBERED_REMOVALS) removed.delete(removed.values().next().value!);
       removed.add(key);
     },
@@ -166,11 +171,11 @@ function buildEngine(
   const fs: WorkspaceFS = {
     putFiles: async (ws, files) => {
       const w = await open(ws);
-      await putFiles(w.dir, files, w);
+      await putFiles(w.dir, files, w, ctx());
     },
     stageDirectory: async (ws, src, to, opts) => {
       const w = await open(ws);
-      return await stageDirectory(w.dir, host, src, to, opts, w);
+      return await stageDirectory(w.dir, host, src, to, opts, w, ctx());
     },
     collect: async (ws, patterns) => collectFiles(await open(ws), host, patterns),
     stageInputs: async (ws, specs) => {
@@ -191,15 +196,15 @@ function buildEngine(
     runProgram: async (ws, spec) => {
       const req = await request(ws);
       const attrs = { [ATTR_CMD]: String(spec?.cmd), [ATTR_CWD]: String(spec?.cwd ?? "") };
-      return await inSpan(SPAN_WORKSPACE_RUN, attrs, undefined, async (span) => {
-        const r = await deps.programs.runProgram(req, spec, { namespace });
+      return await inSpan(SPAN_WORKSPACE_RUN, attrs, ctx(), async (span) => {
+        const r = await deps.programs.runProgram(req, spec, { namespace, ...trace });
         span.setAttribute(ATTR_EXIT_CODE, r.exitCode);
         span.setAttribute(ATTR_TIMED_OUT, r.timedOut);
         return r;
       });
     },
     startProgram: async (ws, spec) =>
-      deps.programs.startProgram(await request(ws), spec, { namespace }),
+      deps.programs.startProgram(await request(ws), spec, { namespace, ...trace }),
   };
   let registry = registries.get(namespace);
   if (!registry) {

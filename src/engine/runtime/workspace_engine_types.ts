@@ -104,6 +104,12 @@ export interface WorkspaceEngineOptions {
   namespace?: string;
   /** Variables merged into every run's environment, under the spec's own (`withRunEnv`). */
   runEnv?: RunEnvProvider;
+  /**
+   * A W3C `traceparent`: the engine's spans (`workspace.create`, `workspace.stage.*`,
+   * `workspace.collect`, `workspace.run`, `workspace.cleanup`) and its programs' executions
+   * join that trace. A malformed one is ignored.
+   */
+  traceparent?: string;
 }
 
 /** The executor document's Capabilities, answered for this runtime's workspaces. */

@@ -18,7 +18,7 @@ import { quotaError, workspaceUsage } from "./quota.ts";
 import { bad, insidePath } from "./request.ts";
 import { checkWorkspaceRequest } from "./check.ts";
 import { ATTR_COUNT, ATTR_HOST_PATH, ATTR_MOUNT_USED, ATTR_TO, inSpan } from "./tracing.ts";
-import { SPAN_WORKSPACE_STAGE_DIR, SPAN_WORKSPACE_STAGE_FILES } from "./tracing.ts";
+import { SPAN_WORKSPACE_STAGE_DIR, SPAN_WORKSPACE_STAGE_FILES, traceContext } from "./tracing.ts";
 import type { InputSpec } from "./spec_types.ts";
 import { type Workspace, WORKSPACE_DEFAULTS, type WorkspaceHost } from "./types.ts";
 
@@ -262,7 +262,7 @@ export async function stageInputsInto(
 ): Promise<void> {
   const { metadata } = await loadMetadata(ws.dir);
   try {
-    await stageInputs(ws.dir, specs, host, metadata);
+    await stageInputs(ws.dir, specs, host, metadata, traceContext(ws.traceparent));
   } finally {
     await saveMetadata(ws.dir, metadata);
   }

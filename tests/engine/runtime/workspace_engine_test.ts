@@ -297,16 +297,21 @@ Deno.test({
   fn: () =>
     withRuntime(async (rt, { hostRoot }) => {
       exporter.reset();
-      const eng = rt.workspaceEngine();
+      const traceId = "0af7651916cd43dd8448eb211c80319c";
+      const eng = rt.workspaceEngine({ traceparent: `00-${traceId}-b7ad6b7169203331-01` });
       const ws = await eng.manager.createWorkspace("exec-traced");
       await eng.fs.putFiles(ws, [{ path: "a.txt", content: "a" }, { path: "b.txt", content: "b" }]);
       await Deno.writeTextFile(join(hostRoot, "h.txt"), "h");
+      await eng.fs.stageInputs(ws, [{ from: `host://${hostRoot}/h.txt`, to: "work/h2.txt" }]);
       await eng.fs.stageDirectory(ws, hostRoot, "work/h", { allowMount: true });
       await eng.fs.collect(ws, ["*.txt"]);
       const r = await eng.runner.runProgram(ws, { cmd: "bash", args: ["-c", "exit 4"], ...SLOW });
       assert.equal(r.exitCode, 4);
       await eng.manager.cleanup(ws);
-      const spans = exporter.getFinishedSpans();
+      // Every span of the engine joins the caller's trace.
+      const spans = exporter.getFinishedSpans()
+        .filter((s) => s.name.startsWith("workspace."));
+      assert.deepEqual(new Set(spans.map((s) => s.spanContext().traceId)), new Set([traceId]));
       const one = (name: string) => {
         const found = spans.filter((s) => s.name === name);
         assert.ok(found.length >= 1, `a ${name} span`);
