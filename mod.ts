@@ -237,6 +237,20 @@ export {
   WorkspaceRegistry,
 } from "./src/engine/mod.ts";
 export {
+  type File,
+  type PutFile,
+  type StageOptions,
+  type StageReport,
+  withRunEnv,
+  type WorkspaceEngine,
+  type WorkspaceEngineOptions,
+  type WorkspaceFS,
+  type WorkspaceHandle,
+  type WorkspaceManager,
+  type WorkspacePolicy,
+  type WorkspaceRunner,
+} from "./src/engine/mod.ts";
+export {
   type CodeModeRecoveryClassification,
   type CodeModeRecoveryEntry,
   DEFAULT_SESSIONS,

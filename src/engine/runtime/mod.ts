@@ -28,3 +28,17 @@ export type {
   RuntimeHealth,
   WorkspaceCapabilities,
 } from "./types.ts";
+export {
+  type File,
+  type PutFile,
+  type StageOptions,
+  type StageReport,
+  withRunEnv,
+  type WorkspaceEngine,
+  type WorkspaceEngineOptions,
+  type WorkspaceFS,
+  type WorkspaceHandle,
+  type WorkspaceManager,
+  type WorkspacePolicy,
+  type WorkspaceRunner,
+} from "./workspace_engine.ts";

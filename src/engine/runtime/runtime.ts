@@ -24,6 +24,8 @@ import { controlApi } from "../execution/control_api.ts";
 import { recoverInterrupted } from "../execution/control.ts";
 import { executionsApi } from "../execution/records.ts";
 import type { ExecuteHooks, ExecuteRequest } from "../execution/types.ts";
+import type { SaveArtifactOptions } from "../artifacts/api.ts";
+import type { RunProgramSpec, WorkspaceRef } from "../workspaces/types.ts";
 import { pruneLogs } from "../logs/settings.ts";
 import { PackageSet } from "../packages/mod.ts";
 import { sessionsApi } from "../sessions/api.ts";
@@ -36,6 +38,7 @@ import { pruneExecutions } from "./retention.ts";
 import { runtimeSettings } from "./settings.ts";
 import type { Runtime } from "./types.ts";
 import { startUpkeep } from "./upkeep.ts";
+import { workspaceEngineFactory } from "./workspace_engine.ts";
 
 /**
  * Creates a runtime.
@@ -83,6 +86,17 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
   // One id for this process: its leases and its sessions say the same.
   const nodeId = newId("node");
   const sessions = openSessions(stores, nodeId, options, folders.workspaces);
+  const workspaceHost = {
+    root: folders.workspaces,
+    // Bootstrap commands and init hooks run as programs of this runtime unless one is given.
+    runner: {
+      runProgram: (ws: WorkspaceRef, spec: RunProgramSpec) =>
+        runtime.runProgram({ id: ws.id }, spec, { namespace: ws.namespace }),
+    },
+    ...workspaceStaging(options.workspaces),
+    artifact: (ref: string, o: { namespace: string }) => runtime.artifact(ref, o),
+    saveArtifact: (o: SaveArtifactOptions) => runtime.saveArtifact(o),
+  };
   const engine = openEngine(nodeId, {
     stores,
     registry,
@@ -100,17 +114,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     discovery,
     sessions,
     packages,
-    workspaces: {
-      root: folders.workspaces,
-      // Bootstrap commands and init hooks run as programs of this runtime unless one is given.
-      runner: {
-        runProgram: (ws, spec) =>
-          runtime.runProgram({ id: ws.id }, spec, { namespace: ws.namespace }),
-      },
-      ...workspaceStaging(options.workspaces),
-      artifact: (ref, o) => runtime.artifact(ref, o),
-      saveArtifact: (o) => runtime.saveArtifact(o),
-    },
+    workspaces: workspaceHost,
   });
   await recoverInterrupted(engine);
   const stopUpkeep = startUpkeep(engine, db, sessions, settings, folders.workspaces);
@@ -137,6 +141,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     pruneLogs: (o) => pruneLogs(stores.logs, o),
     executeCode: (request) => executeCode(codeRunner, request),
     codeBlockDelimiter: () => ({ ...DEFAULT_CODE_BLOCK_DELIMITER }),
+    workspaceEngine: workspaceEngineFactory({ host: workspaceHost, programs, assertOpen }),
     connectors: () => registry.list(),
     checkConnector: (name) => checkConnector(registry, name),
     capabilities: () =>

@@ -20,6 +20,12 @@ import type { ExecutionsApi } from "../execution/records_types.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
 import type { SessionsApi } from "../sessions/api.ts";
 import type { RetentionApi } from "./retention.ts";
+import type {
+  WorkspaceCapabilities,
+  WorkspaceEngine,
+  WorkspaceEngineOptions,
+} from "./workspace_engine_types.ts";
+export type { WorkspaceCapabilities };
 
 /** {@link Runtime.health}: ok, or the reason it cannot keep what it acknowledges. */
 export type RuntimeHealth = { ok: true } | { ok: false; reason: string };
@@ -61,26 +67,6 @@ export interface RuntimeCapabilities {
   workspace: WorkspaceCapabilities;
 }
 
-/** The executor document's Capabilities, answered for this runtime's workspaces. */
-export interface WorkspaceCapabilities {
-  /**
-   * How a run is isolated: `process`, a `deno run` child per run (or per session) with
-   * Deno permissions for its workspace only, host-enforced limits, no environment.
-   */
-  isolation: "process";
-  /**
-   * True: a run may reach the network, but only the hosts its execution's `policy.net`
-   * lists (none by default; private addresses never).
-   */
-  networkAllowed: boolean;
-  /** False: inputs and skills are copied into the workspace, never mounted. */
-  readOnlyMount: boolean;
-  /** True: console lines stream as `log` events (server-sent events over HTTP) during a run. */
-  streaming: boolean;
-  /** The default workspace quota in bytes (a request may set its own `quotaBytes`). */
-  maxDiskBytes: number;
-}
-
 /** The engine. Dispose it (`await using`) to kill every child it started. */
 export interface Runtime
   extends
@@ -104,6 +90,13 @@ export interface Runtime
    * between (Markdown fences, `{ start: "```", end: "```" }`), for `extractCodeBlock()`.
    */
   codeBlockDelimiter(): CodeBlockDelimiter;
+  /**
+   * The executor document's `Engine` over this runtime's workspaces, for one namespace
+   * (default `default`): `manager` (createWorkspace, cleanup), `fs` (putFiles, stageDirectory,
+   * collect, stageInputs, collectOutputs), `runner` (runProgram, startProgram), `describe()`
+   * and a `registry`. With `runEnv`, as `withRunEnv(engine, runEnv)`.
+   */
+  workspaceEngine(options?: WorkspaceEngineOptions): WorkspaceEngine;
   /** The connectors and their tools, as data. */
   connectors(): ConnectorInfo[];
   /** Whether a connector can serve calls now (`connector_not_found` if there is none). */

@@ -91,7 +91,7 @@ export async function copyTree(from: string, to: string): Promise<number> {
 }
 
 /** A host path inside `roots` (compared by real path), or a `policy_denied` error. */
-async function allowedHostPath(path: string, roots: readonly string[] | undefined) {
+export async function allowedHostPath(path: string, roots: readonly string[] | undefined) {
   if (!roots?.length) {
     throw new CordonError(
       "policy_denied",

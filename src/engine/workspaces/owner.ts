@@ -10,8 +10,12 @@ import { WORKSPACE_ID } from "./request.ts";
 
 /** What the owner record holds. */
 export interface OwnerRecord {
+  /** The namespace that owns the workspace. */
   namespace: string;
+  /** The fingerprint of the last legacy file bootstrap. */
   bootstrap?: string;
+  /** The policy it was created with by a workspace engine's manager. */
+  policy?: { persist: boolean; maxDiskBytes?: number };
 }
 
 /** The owner record's path. */

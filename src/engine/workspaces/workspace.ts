@@ -151,7 +151,11 @@ async function prepare(
           Object.entries(req.bootstrap).map(([p, v]) => [insidePath(p), v] as [string, string]),
         );
       }
-      await writeMeta(host.root, id, { namespace: host.namespace, bootstrap: fingerprint });
+      await writeMeta(host.root, id, {
+        ...meta,
+        namespace: host.namespace,
+        bootstrap: fingerprint,
+      });
     }
     await saveMetadata(real, metadata);
     return {
@@ -209,7 +213,6 @@ export async function sweepWorkspaces(root: string, olderThanMs: number): Promis
   return gone;
 }
 
-/** Removes a workspace and its record. */
 /** Removes a workspace and its record (a `workspace.cleanup` span in the trace of `ws`). */
 export async function removeWorkspace(
   root: string,
@@ -218,7 +221,22 @@ export async function removeWorkspace(
 ): Promise<void> {
   const attrs = { [ATTR_PATH]: id, ...(ws?.execId ? { [ATTR_EXEC_ID]: ws.execId } : {}) };
   await inSpan(SPAN_WORKSPACE_CLEANUP, attrs, traceContext(ws?.traceparent), async () => {
-    await Deno.remove(join(root, id), { recursive: true }).catch(() => {});
+    const dir = join(root, id);
+    await Deno.remove(dir, { recursive: true }).catch(async () => {
+      // A tree staged read-only cannot be emptied by a user that is not root: writable first.
+      await makeWritable(dir).catch(() => {});
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    });
     await Deno.remove(metaPath(root, id)).catch(() => {});
   });
+}
+
+/** Gives the owner write permission on every directory under `dir` (symlinks untouched). */
+async function makeWritable(dir: string): Promise<void> {
+  const info = await Deno.lstat(dir);
+  if (!info.isDirectory) return;
+  await Deno.chmod(dir, (info.mode ?? 0o755) | 0o700);
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isDirectory) await makeWritable(join(dir, e.name));
+  }
 }
