@@ -10,25 +10,14 @@ import { stageInputs } from "./inputs.ts";
 import { loadMetadata, saveMetadata } from "./metadata.ts";
 import { insidePath } from "./request.ts";
 import type { InputSpec, WorkspaceInitEnv, WorkspaceInitFn } from "./types.ts";
+import type { RunProgramSpec } from "./spec_types.ts";
 import { ATTR_CMD, ATTR_CWD, ATTR_EXIT_CODE, ATTR_TIMED_OUT, inSpan } from "./tracing.ts";
 import { SPAN_WORKSPACE_RUN, traceContext } from "./tracing.ts";
 
 /** One init-time program run (a run spec without limits); `name` labels its errors. */
-export interface WorkspaceInitCommand {
-  /** Its name. */
+export interface WorkspaceInitCommand extends Omit<RunProgramSpec, "limits"> {
+  /** Its name, in the errors of this command. */
   name?: string;
-  /** The program to run. */
-  cmd: string;
-  /** Its arguments, passed as they are. */
-  args?: string[];
-  /** Environment variables for the run (nothing of the host's besides). */
-  env?: Record<string, string>;
-  /** Workspace-relative working directory. */
-  cwd?: string;
-  /** Text written to its standard input. */
-  stdin?: string;
-  /** The most it may run, in ms. */
-  timeoutMs?: number;
 }
 
 /** A declarative init hook: stage `inputs`, then run `commands` in order. */
