@@ -1,7 +1,7 @@
 /**
  * Python's figures: a cold Python run with no snapshot (the child boots CPython), a cold run
  * restored from the snapshot, a trivial run on a warm pooled Python child, and the cost of one
- * sequential tool call from Python; then a bash block (always a cold child) and a Python program
+ * sequential tool call from Python; then a bash block on a warm and on a cold child, and a Python program
  * on a file of a new workspace. `bench/run.ts` divides each by the floor it measures.
  *
  * @module
@@ -73,16 +73,26 @@ export async function pythonBench(quick: boolean) {
   await rt.closeSession(sessionId);
   let coldSnapshotMs;
   const bash: number[] = [];
+  const bashCold: number[] = [];
   const programs: number[] = [];
   {
     await using coldRt = await benchRuntime({ pool: { size: 0 }, python: { pool: 0 } });
     coldSnapshotMs = brief(await coldRuns(coldRt, cold));
-    // bash has no pool: every block is a cold child that loads the bundle.
+    // bash: a warm pooled child (bundle compiled, one block rehearsed), and a cold one (a
+    // workspace takes a cold child).
     completed(await coldRt.execute({ language: "bash", code: "true" }), undefined);
     for (let i = 0; i < warm; i++) {
+      await coldRt.warm();
       const { ms, value } = await timed(() => coldRt.execute({ language: "bash", code: "echo 1" }));
-      check(value.status === "completed", "a bash block failed");
+      check(value.status === "completed" && value.meta.pooled, "a pooled bash block failed");
       bash.push(ms);
+    }
+    for (let i = 0; i < cold; i++) {
+      const { ms, value } = await timed(() =>
+        coldRt.execute({ language: "bash", code: "echo 1", workspace: {} })
+      );
+      check(value.status === "completed" && !value.meta.pooled, "a cold bash block failed");
+      bashCold.push(ms);
     }
     // A program: python3 on a file of a new workspace (a workspace takes a cold child).
     for (let i = 0; i < cold; i++) {
@@ -98,7 +108,8 @@ export async function pythonBench(quick: boolean) {
     coldSnapshotMs,
     pooledMs: brief(pooled),
     perCallUs: brief(perCallUs, 1),
-    bashBlockMs: brief(bash),
+    bashPooledMs: brief(bash),
+    bashColdMs: brief(bashCold),
     pythonProgramMs: brief(programs),
   };
 }
@@ -121,7 +132,8 @@ export function pythonVsFloor(py: PythonFigures, floor: FloorFigures) {
     coldSnapshot: x(py.coldSnapshotMs.p50, floor.trivialMs?.p50),
     pooled: x(py.pooledMs.p50, floor.trivialMs?.p50),
     perCall: x(py.perCallUs.p50, floor.perCallUs?.p50),
-    bashBlock: x(py.bashBlockMs.p50, floor.trivialMs?.p50),
+    bashPooled: x(py.bashPooledMs.p50, floor.trivialMs?.p50),
+    bashCold: x(py.bashColdMs.p50, floor.trivialMs?.p50),
     pythonProgram: x(py.pythonProgramMs.p50, floor.trivialMs?.p50),
     floorTrivialMs: floor.trivialMs?.p50,
     floorPerCallUs: floor.perCallUs?.p50,

@@ -38,6 +38,7 @@ export class Children {
   /** The bash bundle's files (built on the first bash run); absent: bash is refused. */
   readonly #bash: (() => Promise<LanguageFiles>) | undefined;
   #pythonPool: ChildPool | undefined;
+  #bashPool: ChildPool | undefined;
   readonly #active = new Set<SandboxChild>();
 
   readonly #connectors: ConnectorRegistry;
@@ -72,9 +73,18 @@ export class Children {
     return this.#pythonPool?.idleCount ?? 0;
   }
 
-  /** Resolves once the pools have their children waiting (Python's only once it has started). */
+  /** Resolves once the pools have their children waiting (Python's and bash's once started). */
   async warm(): Promise<void> {
-    await Promise.all([this.#pool.warm(), this.#pythonPool?.warm()]);
+    await Promise.all([this.#pool.warm(), this.#pythonPool?.warm(), this.#bashPool?.warm()]);
+  }
+
+  /** The pool of default bash children (their bundle compiled), made on the first bash run. */
+  #bashPoolFor(policy: SandboxPolicy): ChildPool {
+    this.#bashPool ??= new ChildPool({
+      size: BASH_POOL_SIZE,
+      spawn: () => this.#spawn(policy, this.#defaults),
+    });
+    return this.#bashPool;
   }
 
   /** The pool of default Python children, made on first use; the snapshot comes first. */
@@ -136,6 +146,11 @@ export class Children {
       child = python.pool > 0 ? this.#pythonPoolFor(pythonDefault, python).take() : undefined;
     } else if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
       child = this.#pool.take();
+    } else if (
+      streamsMatch && this.#bash &&
+      policyKey(policy) === policyKey({ ...this.#defaultPolicy, language: "bash" })
+    ) {
+      child = this.#bashPoolFor(policy).take();
     }
     if (child) {
       // Built for connectors the runtime no longer has (one was added since): not this run's.
@@ -159,7 +174,7 @@ export class Children {
 
   /** Stops the pools (their waiting children are killed). */
   async closePool(): Promise<void> {
-    await Promise.all([this.#pool.close(), this.#pythonPool?.close()]);
+    await Promise.all([this.#pool.close(), this.#pythonPool?.close(), this.#bashPool?.close()]);
   }
 
   /** Kills every child handed out and waits until they are gone. */
@@ -169,6 +184,9 @@ export class Children {
     await Promise.all(active.map((c) => c.exited));
   }
 }
+
+/** bash children kept warm once bash is first used (a block then starts in milliseconds). */
+export const BASH_POOL_SIZE = 1;
 
 /** The longest a child may take to load its interpreter (Pyodide, the bash bundle). */
 export const INTERPRETER_BOOT_MS = 120_000;

@@ -102,6 +102,21 @@ function load(url: string): Promise<JustBash> {
   return loaded.module;
 }
 
+/**
+ * Loads (compiles) the bundle and runs one block in memory before any real block runs: a pooled
+ * bash child pays that while it waits, not while its first block does.
+ */
+export async function preloadBash(bundleUrl: string): Promise<void> {
+  await load(bundleUrl);
+  // One rehearsed block (in memory): the first real block finds the interpreter's paths warm.
+  await runBash({
+    code: "x=1; echo $x | cat > /dev/null",
+    bundleUrl,
+    onStdout() {},
+    onStderr() {},
+  });
+}
+
 /** `value` as one bash word, quoted so nothing in it expands. */
 export function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;

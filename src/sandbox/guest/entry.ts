@@ -29,6 +29,7 @@ import { installedConnectors, isToolError, prepareConnectors, prepareGlobals } f
 import { loadPython, pythonArgs, runPython } from "./python.ts";
 import { beginProgram, ProgramExit, programStdin } from "./program.ts";
 import { bashBundleUrl, runBashFrame } from "./bash_run.ts";
+import { preloadBash } from "./bash.ts";
 import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
@@ -224,6 +225,8 @@ async function rehearse(): Promise<void> {
 }
 
 await rehearse();
+// A bash child compiles its interpreter before it says ready (a pooled one waits warm).
+if (bashBundle) await preloadBash(bashBundle);
 if (python) {
   await loadPython(python, (level, message) => peer.notify(METHOD_LOG, { level, message }));
 }

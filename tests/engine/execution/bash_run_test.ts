@@ -55,6 +55,12 @@ Deno.test({
     assert.match(lines(r).join("\n"), /error:math\.add: invalid_input/);
     assert.equal(effects.add, 3);
     assert.deepEqual(r.calls.map((c) => c.tool), ["add", "add", "add", "add"]);
+    // bash children are kept warm once bash is used: the next block takes one.
+    await rt.warm();
+    const warm = await rt.execute({ language: "bash", code: "echo warm" });
+    assert.deepEqual([warm.status, warm.meta.pooled, lines(warm)], ["completed", true, [
+      "log:warm",
+    ]]);
   },
 });
 
