@@ -26,6 +26,7 @@ export const GUEST_MODULES: readonly string[] = [
   "sandbox/guest/program.ts",
   "sandbox/guest/python.ts",
   "sandbox/guest/python_boot.ts",
+  "sandbox/guest/python_output.ts",
   "sandbox/guest/bash.ts",
   "sandbox/guest/bash_fs.ts",
   "sandbox/guest/bash_run.ts",

@@ -21,6 +21,7 @@ import {
 import { concealPath } from "./conceal.ts";
 import { explainPermission } from "./permissions.ts";
 import { PYTHON_BOOT } from "./python_boot.ts";
+import { PythonOutput, type RawWriter } from "./python_output.ts";
 import { programStdin } from "./program.ts";
 
 /** What the guest was told about Python on its command line. */
@@ -37,6 +38,8 @@ interface PyCallable {
 }
 interface Pyodide {
   runPythonAsync(code: string): Promise<unknown>;
+  setStdout(options: RawWriter): void;
+  setStderr(options: RawWriter): void;
   registerJsModule(name: string, module: object): void;
   globals: { get(name: string): PyCallable };
   FS: { mkdirTree(path: string): void };
@@ -45,6 +48,7 @@ interface Pyodide {
 }
 
 let py: Pyodide | undefined;
+let output: PythonOutput | undefined;
 let runner: PyCallable | undefined;
 /** Workspaces mounted in Pyodide's file system (at their own paths). */
 const mounted = new Set<string>();
@@ -130,10 +134,15 @@ export async function loadPython(
     loaded = await loadPyodide(options);
   }
   py = loaded;
+  // Bytes as Python flushes them, so a prompt shows before the program waits for input.
+  output = new PythonOutput(log);
+  py.setStdout(output.writer("log"));
+  py.setStderr(output.writer("error"));
   py.registerJsModule("_cordon_host", {
     call,
     stdin_readline: () => programStdin.readLine(),
     stdin_read: (size: number) => programStdin.read(Number(size)),
+    flush_output: () => output?.flush(),
   });
   await py.runPythonAsync(PYTHON_BOOT);
   runner = py.globals.get("_cordon_run");
@@ -205,6 +214,8 @@ export async function runPython(
   }
   const program = params.program ? JSON.stringify({ ...params.program, env: env ?? {} }) : "";
   const text = await runner(params.module, input, JSON.stringify(tools), dir ?? "", program);
+  // An unfinished last line is the run's too.
+  output?.flush();
   let out: Record<string, unknown>;
   try {
     out = JSON.parse(String(text));

@@ -145,10 +145,16 @@ class _Stdin(io.TextIOBase):
     """A program's standard input: lines the host sends, read as they arrive."""
     def readable(self):
         return True
+    def _prompted(self):
+        # What the program printed without a newline (a prompt) shows before it waits.
+        _flush()
+        _cordon_host.flush_output()
     def readline(self, size=-1):
+        self._prompted()
         line = run_sync(_cordon_host.stdin_readline())
         return line if size is None or size < 0 else line[:size]
     def read(self, size=-1):
+        self._prompted()
         return run_sync(_cordon_host.stdin_read(-1 if size is None else size))
     def __iter__(self):
         while True:

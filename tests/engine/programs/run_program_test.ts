@@ -290,3 +290,25 @@ Deno.test({
       });
     }),
 });
+
+Deno.test({
+  name: "startProgram: a prompt without a newline shows before the program waits for input",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withRuntime(async (rt) => {
+      const s = await rt.startProgram({}, {
+        cmd: "python3",
+        args: ["-c", "name = input('Name: ')\nprint('Hi', name)"],
+        ...SLOW,
+      });
+      let seen = "";
+      for (let i = 0; i < 500 && !seen.includes("Name: "); i++) {
+        seen += s.poll().output;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual([seen, s.state().status], ["Name: ", "running"]);
+      await s.write("Bob", true);
+      assert.equal((await s.done).stdout, "Name: \nHi Bob\n");
+    }),
+});
