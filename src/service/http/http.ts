@@ -62,7 +62,10 @@ export function errorResponse(info: Pick<ErrorInfo, "code" | "message" | "detail
   const error: Record<string, unknown> = { code: info.code, message: info.message };
   if (info.details !== undefined) error.details = info.details;
   const status = statusOf(info.code);
-  return jsonResponse({ error }, status, status === 429 ? { "retry-after": "1" } : {});
+  const headers: Record<string, string> = status === 429 ? { "retry-after": "1" } : {};
+  // RFC 9110: a 401 names its scheme, so clients (MCP ones too) know to send a bearer token.
+  if (status === 401) headers["www-authenticate"] = 'Bearer realm="cordon"';
+  return jsonResponse({ error }, status, headers);
 }
 
 /** Any thrown value as an error response: typed errors keep their code, others are `internal`. */

@@ -203,6 +203,7 @@ function parameters(schema: z.ZodType | undefined, where: "path" | "query"): unk
 export function openApiDocument(
   routes: readonly Route[],
   info: { title: string; version: string; description: string },
+  serverUrl?: string,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
@@ -249,9 +250,11 @@ export function openApiDocument(
     }
     (paths[path] ??= {})[r.method] = op;
   }
+  paths["/mcp"] = { post: MCP_OPERATION };
   return {
     openapi: "3.0.3",
     info,
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
@@ -259,6 +262,26 @@ export function openApiDocument(
     security: [{ bearer: [] }],
   };
 }
+
+/** The MCP front door: Streamable HTTP, stateless (one JSON-RPC message per POST). */
+const MCP_OPERATION = {
+  operationId: "postMcp",
+  summary: "MCP front door (Streamable HTTP): tools execute, search, describe, the code executor",
+  tags: ["mcp"],
+  requestBody: {
+    required: true,
+    content: {
+      "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message" } },
+    },
+  },
+  responses: {
+    "200": {
+      description: "The JSON-RPC answer (JSON, or an event stream when the client accepts one)",
+    },
+    "401": { description: "No valid API key (WWW-Authenticate: Bearer)" },
+    "405": { description: "GET and DELETE: this server keeps no MCP sessions" },
+  },
+};
 
 const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",

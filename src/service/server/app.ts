@@ -154,8 +154,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
       title: "Cordon",
       version: deps.version,
       description:
-        "Run model-written TypeScript in a locked-down Deno sandbox that calls your tools.",
-    }));
+        "Run model-written TypeScript, Python and bash in a locked-down Deno sandbox that calls your tools.",
+    }, new URL(c.req.url).origin));
   });
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {

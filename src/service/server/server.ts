@@ -213,6 +213,12 @@ export async function startService(
     events.close();
     await runtime.close();
     keyStore.close();
+    if (err instanceof Deno.errors.AddrInUse) {
+      throw new CordonError(
+        "invalid_config",
+        `${hostname}:${port} is taken: stop what listens there, or pass --port (CORDON_PORT)`,
+      );
+    }
     throw err;
   }
   const addr = server.addr;
