@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { MCP_OPERATION } from "./mcp_operation.ts";
 import type { Context } from "hono";
 import { z } from "zod";
 import { CordonError } from "../../errors.ts";
@@ -262,26 +263,6 @@ export function openApiDocument(
     security: [{ bearer: [] }],
   };
 }
-
-/** The MCP front door: Streamable HTTP, stateless (one JSON-RPC message per POST). */
-const MCP_OPERATION = {
-  operationId: "postMcp",
-  summary: "MCP front door (Streamable HTTP): tools execute, search, describe, the code executor",
-  tags: ["mcp"],
-  requestBody: {
-    required: true,
-    content: {
-      "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message" } },
-    },
-  },
-  responses: {
-    "200": {
-      description: "The JSON-RPC answer (JSON, or an event stream when the client accepts one)",
-    },
-    "401": { description: "No valid API key (WWW-Authenticate: Bearer)" },
-    "405": { description: "GET and DELETE: this server keeps no MCP sessions" },
-  },
-};
 
 const IDEMPOTENCY_HEADER = {
   name: "Idempotency-Key",

@@ -1,0 +1,27 @@
+/**
+ * How the OpenAPI document describes `/mcp`, the MCP front door: it is not
+ * a route of the table (the MCP SDK's handler answers it), so it is written
+ * out here.
+ *
+ * @module
+ */
+
+/** The MCP front door: Streamable HTTP, stateless (one JSON-RPC message per POST). */
+export const MCP_OPERATION: Record<string, unknown> = {
+  operationId: "postMcp",
+  summary: "MCP front door (Streamable HTTP): tools execute, search, describe, the code executor",
+  tags: ["mcp"],
+  requestBody: {
+    required: true,
+    content: {
+      "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message" } },
+    },
+  },
+  responses: {
+    "200": {
+      description: "The JSON-RPC answer (JSON, or an event stream when the client accepts one)",
+    },
+    "401": { description: "No valid API key (WWW-Authenticate: Bearer)" },
+    "405": { description: "GET and DELETE: this server keeps no MCP sessions" },
+  },
+};
