@@ -30,17 +30,25 @@ export function runLocation(runId: string): string {
   return `https://run-${runId}.invalid`;
 }
 
+/**
+ * How every Deno process Cordon starts for the sandbox begins (children, and the trusted child
+ * that builds Pyodide's snapshot): no prompt, no config, lock, remote modules or npm, cache only.
+ */
+export const LOCKED_RUN_FLAGS: readonly string[] = [
+  "run",
+  "--no-prompt",
+  "--no-config",
+  "--no-lock",
+  "--no-remote",
+  "--no-npm",
+  "--cached-only",
+];
+
 /** The arguments after `deno` for one sandbox child. */
 export function childArgs(options: ChildArgsOptions): string[] {
   const { policy } = options;
   const args = [
-    "run",
-    "--no-prompt",
-    "--no-config",
-    "--no-lock",
-    "--no-remote",
-    "--no-npm",
-    "--cached-only",
+    ...LOCKED_RUN_FLAGS,
     // Untrusted modules must not land in the shared V8 code cache.
     "--no-code-cache",
     // A workspace is the one directory it may touch (and a language's own files are read-only);

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { LOCKED_RUN_FLAGS } from "./flags.ts";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -163,13 +164,7 @@ export class PythonFiles {
     await Deno.rename(`${maker}.tmp`, maker);
     const out = await new Deno.Command(denoPath, {
       args: [
-        "run",
-        "--no-prompt",
-        "--no-config",
-        "--no-lock",
-        "--no-remote",
-        "--no-npm",
-        "--cached-only",
+        ...LOCKED_RUN_FLAGS,
         `--allow-read=${dir},${maker}`,
         `--allow-write=${temp}`,
         "--deny-net",

@@ -14,6 +14,7 @@ import { normalizeNetAllow, policyKey, type SandboxPolicy } from "../../sandbox/
 import { checkNamespace } from "../common/namespace.ts";
 import { checkInput } from "./input.ts";
 import { checkProgramParams } from "./program_params.ts";
+import type { ProgramRunParams } from "../../sandbox/protocol.ts";
 import { type Limits, resolveLimits } from "./limits.ts";
 import type { EngineParts } from "./parts.ts";
 import { type SessionUse, takeSession } from "../sessions/runs.ts";
@@ -33,6 +34,8 @@ export interface Admitted {
   namespace: string;
   session?: SessionUse;
   workspace?: Workspace;
+  /** The request's program, checked (stored with the execution as it is). */
+  program?: ProgramRunParams;
 }
 
 /** Checks a request and admits it; throws (leaving nothing behind) when it is refused. */
@@ -61,14 +64,12 @@ export async function admitRequest(
     );
   }
   if (language.name !== "typescript") base.language = language.name;
-  if (request.program !== undefined) {
-    checkProgramParams(request.program);
-    if (!request.workspace) {
-      throw new CordonError("invalid_request", "A program runs in a workspace");
-    }
+  const program = request.program === undefined ? undefined : checkProgramParams(request.program);
+  if (program && !request.workspace) {
+    throw new CordonError("invalid_request", "A program runs in a workspace");
   }
   const { session, workspace, policy } = await admit(parts, request, namespace, base, executionId);
-  return { limits, policy, namespace, session, workspace };
+  return { limits, policy, namespace, session, workspace, ...(program ? { program } : {}) };
 }
 
 /** The session and workspace an execution gets, and its policy with the workspace in it. */
@@ -151,7 +152,7 @@ export function executionRow(
   request: ExecuteRequest,
   admitted: Admitted,
 ): ExecutionRow {
-  const { namespace, limits, policy, session, workspace } = admitted;
+  const { namespace, limits, policy, session, workspace, program } = admitted;
   const now = Date.now();
   return {
     id,
@@ -169,7 +170,7 @@ export function executionRow(
       net: policy.netAllow,
       ...(workspace ? { workspace } : {}),
       ...(policy.language ? { language: policy.language } : {}),
-      ...(request.program ? { program: checkProgramParams(request.program) } : {}),
+      ...(program ? { program } : {}),
     },
     passes: 1,
     createdAt: now,
