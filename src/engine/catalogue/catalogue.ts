@@ -14,6 +14,7 @@ import {
   type Shape,
   shapeToTs,
 } from "../../connectors/shape.ts";
+import { toolDocuments } from "../../connectors/search_documents.ts";
 import type { ToolInfo } from "../../connectors/types.ts";
 import { buildDeclarations, toolSignature } from "../../connectors/typegen/mod.ts";
 import { CordonError } from "../../errors.ts";
@@ -91,19 +92,7 @@ export class Catalogue {
   }
 
   #toolDocuments(): SearchDocument[] {
-    const docs: SearchDocument[] = [];
-    for (const info of this.#registry.list()) {
-      for (const t of info.tools) {
-        docs.push({
-          kind: "tool",
-          path: `${info.name}.${t.name}`,
-          name: t.name,
-          connector: info.name,
-          description: t.description,
-        });
-      }
-    }
-    return docs;
+    return toolDocuments(this.#registry.list());
   }
 
   /** A connector's tool list changed: declarations, hash and index follow. */
