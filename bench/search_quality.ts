@@ -15,7 +15,7 @@
  */
 import { SearchIndex } from "../src/connectors/search.ts";
 import { toolDocuments } from "../src/connectors/search_documents.ts";
-import type { ConnectorInfo } from "../src/connectors/types.ts";
+import type { SearchableConnector } from "../src/connectors/search_documents.ts";
 import {
   evaluate,
   fixtureConnectorInfos,
@@ -37,18 +37,20 @@ const WARMUP_QUERIES = 300;
 const RANK_DEPTH = 100;
 
 /** The fixture's connectors, indexed as the runtime indexes them. */
-export function qualityIndex(connectors: readonly ConnectorInfo[] = fixtureInfos()): SearchIndex {
+export function qualityIndex(
+  connectors: readonly SearchableConnector[] = fixtureInfos(),
+): SearchIndex {
   return new SearchIndex(toolDocuments(connectors));
 }
 
-function fixtureInfos(): ConnectorInfo[] {
+function fixtureInfos(): SearchableConnector[] {
   return fixtureConnectorInfos(SEARCH_CONNECTORS);
 }
 
 /** The fixture grown to {@link QUALITY_BENCH_TOOLS} tools by adding copies under other names. */
-function grownInfos(): ConnectorInfo[] {
+function grownInfos(): SearchableConnector[] {
   const base = fixtureInfos();
-  const out: ConnectorInfo[] = [];
+  const out: SearchableConnector[] = [];
   let tools = 0;
   for (const variant of ["", "_eu", "_staging", "_legacy"]) {
     for (const c of base) {

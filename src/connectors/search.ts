@@ -17,13 +17,21 @@
 import { CordonError } from "../errors.ts";
 import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
 import { searchTerms } from "./search_terms.ts";
+import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument } from "./search_corpus.ts";
 
-/** A ranked result: the document and its score (higher is better; 0 when listing). */
-export interface SearchHit extends SearchDocument {
+/** A ranked result: what the model sees of a document, and its score (0 when listing). */
+export interface SearchHit
+  extends Pick<SearchDocument, "kind" | "path" | "name" | "connector" | "description"> {
   /** BM25 relevance, rounded to three decimals. */
   score: number;
+}
+
+/** Options for {@link SearchIndex}'s constructor. */
+export interface SearchIndexOptions {
+  /** Ranking weights instead of the measured defaults (for measuring other weights). */
+  weights?: RankingWeights;
 }
 
 /** Options for {@link SearchIndex.search}. */
@@ -123,13 +131,21 @@ function checkLimit(limit: number | undefined): number {
   return limit;
 }
 
+/** The optional text fields of a document. */
+const OPTIONAL_TEXT = [
+  "connector",
+  "namespace",
+  "context",
+  "hints",
+  "rankedDescription",
+] as const;
+
 function checkDocument(doc: SearchDocument): void {
   const ok = doc !== null && typeof doc === "object" &&
     (doc.kind === "tool" || doc.kind === "snippet") &&
     typeof doc.path === "string" && doc.path !== "" &&
     typeof doc.name === "string" && typeof doc.description === "string" &&
-    (doc.connector === undefined || typeof doc.connector === "string") &&
-    (doc.namespace === undefined || typeof doc.namespace === "string");
+    OPTIONAL_TEXT.every((k) => doc[k] === undefined || typeof doc[k] === "string");
   if (!ok) {
     throw new CordonError(
       "invalid_request",
@@ -163,7 +179,11 @@ export class SearchIndex {
   /** Built corpora by scope, least recently searched first. */
   readonly #corpora = new Map<string, SearchCorpus>();
 
-  constructor(documents: SearchDocument[] = []) {
+  readonly #weights: RankingWeights;
+
+  /** An index of `documents`; `options.weights` replaces the measured ranking weights. */
+  constructor(documents: SearchDocument[] = [], options: SearchIndexOptions = {}) {
+    this.#weights = options.weights ?? DEFAULT_WEIGHTS;
     this.replaceAll(documents);
   }
 
@@ -177,7 +197,7 @@ export class SearchIndex {
       name: doc.name,
       description: doc.description,
     };
-    if (doc.connector !== undefined) copy.connector = doc.connector;
+    for (const k of OPTIONAL_TEXT) if (doc[k] !== undefined) copy[k] = doc[k];
     if (doc.namespace !== undefined) {
       copy.namespace = doc.namespace;
       this.#perNamespace.set(doc.namespace, (this.#perNamespace.get(doc.namespace) ?? 0) + 1);
@@ -247,8 +267,11 @@ export class SearchIndex {
     const ranked = terms.length === 0 ? corpus.listAll() : corpus.rank(terms);
     // Hits are copied only for the page: callers may keep or change them.
     const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => {
-      const { namespace: _ns, ...rest } = doc;
-      return { ...rest, score };
+      const { kind, path, name, connector, description } = doc;
+      const hit: SearchHit = connector === undefined
+        ? { kind, path, name, description, score }
+        : { kind, path, name, connector, description, score };
+      return hit;
     });
     const page: SearchPage = { items, total: ranked.length };
     if (offset + limit < ranked.length) page.nextCursor = encodeCursor(offset + limit, queryHash);
@@ -267,7 +290,7 @@ export class SearchIndex {
       // Most recently searched last.
       this.#corpora.delete(scope);
     } else {
-      corpus = new SearchCorpus();
+      corpus = new SearchCorpus(this.#weights);
       for (const doc of this.#docs.values()) if (inScope(scope, doc)) corpus.add(doc);
       const namespaced = [...this.#corpora.keys()].filter((s) => s.startsWith(NAMESPACE_SCOPE));
       if (scope.startsWith(NAMESPACE_SCOPE) && namespaced.length >= MAX_CACHED_NAMESPACE_CORPORA) {

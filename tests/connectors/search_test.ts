@@ -104,8 +104,8 @@ Deno.test("SearchIndex.search() finds camelCase names by their words", () => {
   assert.equal(paths(index, "page")[0], "docs.read-page");
 });
 
-Deno.test("searchTerms() splits identifiers, folds plurals and drops common words", () => {
-  assert.deepEqual(searchTerms("createIssue"), ["create", "issue"]);
+Deno.test("searchTerms() splits identifiers, folds plurals, stems and drops common words", () => {
+  assert.deepEqual(searchTerms("createIssue"), ["creat", "issu"]);
   assert.deepEqual(searchTerms("HTTPRequest getS3Object"), [
     "http",
     "request",
@@ -121,14 +121,23 @@ Deno.test("searchTerms() splits identifiers, folds plurals and drops common word
   ]);
   assert.deepEqual(searchTerms("List the Issues and APIs of my repos"), [
     "list",
-    "issue",
+    "issu",
     "api",
     "repo",
+  ]);
+  // Inflections meet their word.
+  assert.deepEqual(searchTerms("scheduled schedules scheduling schedule"), ["schedul"]);
+  assert.deepEqual(searchTerms("running closed replies statuses aliases"), [
+    "run",
+    "close",
+    "reply",
+    "status",
+    "alias",
   ]);
   assert.deepEqual(searchTerms("   "), []);
 });
 
-Deno.test("SearchIndex.search() matches prefixes and single typos", () => {
+Deno.test("SearchIndex.search() matches prefixes and typos of words of five letters or more", () => {
   const index = new SearchIndex(catalogueDocuments());
   assert.equal(paths(index, "repo")[0].startsWith("github."), true);
   assert.ok(paths(index, "subscr", 3).includes("stripe.cancelSubscription"));
@@ -250,12 +259,12 @@ Deno.test("SearchIndex.search() refuses overlong queries", () => {
 });
 
 Deno.test("SearchIndex.add() replaces the document with the same path", () => {
-  const index = new SearchIndex([tool("github", "createIssue", "Open an issue")]);
+  const index = new SearchIndex([tool("github", "createIssue", "Open an issue about a teapot")]);
   index.add(tool("github", "createIssue", "File a complaint about a kettle"));
   assert.equal(index.size, 1);
   assert.equal(index.search("issue open").total, 1, "the name still matches");
   assert.equal(index.search("kettle").items[0].description, "File a complaint about a kettle");
-  assert.equal(index.search("open").total, 0, "the old description is gone");
+  assert.equal(index.search("teapot").total, 0, "the old description is gone");
 });
 
 Deno.test("SearchIndex.remove() drops a document from results and listings", () => {

@@ -92,7 +92,8 @@ export class Catalogue {
   }
 
   #toolDocuments(): SearchDocument[] {
-    return toolDocuments(this.#registry.list());
+    // The connectors themselves: their tags and `useWhen` are searched too.
+    return toolDocuments(this.#registry.names().map((name) => this.#registry.connector(name)!));
   }
 
   /** A connector's tool list changed: declarations, hash and index follow. */

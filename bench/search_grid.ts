@@ -1,0 +1,97 @@
+/**
+ * How the ranking weights were chosen (issue 17): a grid over the weights, scored on the main
+ * query set only. Field weights, saturation, length normalization, the verb weight and
+ * coordination are scored on its own-words and near-duplicate groups; the synonym weight on
+ * the whole main set (it only matters where words differ). The held-out set is never looked
+ * at here. A full grid over every weight is too large, so the search goes one weight at a time
+ * over its values, the others held, and repeats until nothing improves.
+ *
+ * ```sh
+ * deno run --allow-all bench/search_grid.ts
+ * ```
+ *
+ * @module
+ */
+import { SearchIndex } from "../src/connectors/search.ts";
+import { toolDocuments } from "../src/connectors/search_documents.ts";
+import { DEFAULT_WEIGHTS, type RankingWeights } from "../src/connectors/search_weights.ts";
+import { evaluate, fixtureConnectorInfos } from "../tests/fixtures/search/evaluate.ts";
+import { MAIN_QUERIES, type QuerySet, SEARCH_CONNECTORS } from "../tests/fixtures/search/mod.ts";
+
+type Knob = { name: string; values: number[]; set: (w: RankingWeights, v: number) => void };
+
+/** The values tried per weight. */
+const KNOBS: Knob[] = [
+  { name: "fields.name", values: [1, 1.5, 2, 3], set: (w, v) => w.fields.name = v },
+  { name: "fields.connector", values: [0.5, 1, 1.5, 2, 3], set: (w, v) => w.fields.connector = v },
+  { name: "fields.context", values: [0, 0.25, 0.5, 1], set: (w, v) => w.fields.context = v },
+  { name: "fields.hints", values: [0, 0.5, 1, 2], set: (w, v) => w.fields.hints = v },
+  { name: "k1", values: [0.6, 0.9, 1.2, 1.6, 2.2], set: (w, v) => w.k1 = v },
+  { name: "bName", values: [0, 0.3, 0.6, 0.9], set: (w, v) => w.bName = v },
+  { name: "bDescription", values: [0.3, 0.5, 0.75, 1], set: (w, v) => w.bDescription = v },
+  { name: "verb", values: [0.3, 0.45, 0.6, 0.8, 1], set: (w, v) => w.verb = v },
+  { name: "coordination", values: [0, 0.5, 1, 2, 3], set: (w, v) => w.coordination = v },
+  { name: "nameCoverage", values: [0, 0.25, 0.5, 1, 2], set: (w, v) => w.nameCoverage = v },
+  { name: "synonym", values: [0.2, 0.35, 0.5, 0.65, 0.8], set: (w, v) => w.synonym = v },
+];
+/** Rounds of the one-weight-at-a-time search; it settles within two or three. */
+const MAX_ROUNDS = 4;
+
+const docs = toolDocuments(fixtureConnectorInfos(SEARCH_CONNECTORS));
+const LEXICAL: QuerySet = {
+  own_words: MAIN_QUERIES.own_words,
+  near_duplicate: MAIN_QUERIES.near_duplicate,
+  intent: [],
+};
+
+/** MRR of the own-words and near-duplicate groups (top-3 breaks ties), or of the whole set. */
+function objective(w: RankingWeights, whole: boolean): number {
+  const index = new SearchIndex(docs, { weights: w });
+  const q = evaluate(
+    (query) => index.search(query, { limit: 100 }).items.map((h) => h.path),
+    whole ? MAIN_QUERIES : { ...LEXICAL, intent: [] },
+  );
+  const o = whole ? q.overall : combined(q.groups.own_words, q.groups.near_duplicate);
+  return o.mrr + o.top3 / 1000;
+}
+
+function combined(a: { queries: number; mrr: number; top3: number }, b: typeof a) {
+  const n = a.queries + b.queries;
+  return {
+    mrr: (a.mrr * a.queries + b.mrr * b.queries) / n,
+    top3: (a.top3 * a.queries + b.top3 * b.queries) / n,
+  };
+}
+
+function clone(w: RankingWeights): RankingWeights {
+  return { ...w, fields: { ...w.fields } };
+}
+
+/** The one-weight-at-a-time search from the current defaults; prints each improvement. */
+export function gridSearch(): RankingWeights {
+  let best = clone(DEFAULT_WEIGHTS);
+  const score = (w: RankingWeights, knob: Knob) => objective(w, knob.name === "synonym");
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let improved = false;
+    for (const knob of KNOBS) {
+      let bestScore = score(best, knob);
+      for (const v of knob.values) {
+        const w = clone(best);
+        knob.set(w, v);
+        const s = score(w, knob);
+        if (s > bestScore + 1e-9) {
+          bestScore = s;
+          best = w;
+          improved = true;
+          console.error(`round ${round + 1}: ${knob.name} = ${v} → ${bestScore.toFixed(4)}`);
+        }
+      }
+    }
+    if (!improved) break;
+  }
+  return best;
+}
+
+if (import.meta.main) {
+  console.log(JSON.stringify(gridSearch(), null, 2));
+}

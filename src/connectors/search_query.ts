@@ -1,0 +1,112 @@
+/**
+ * A query as the ranking sees it: one concept per query term, each with its alternatives (the
+ * term itself, the vocabulary's words for it, or near spellings when no document has the term)
+ * and a weight (generic verbs less). A document scores the best alternative of each concept.
+ *
+ * @module
+ */
+import { expansionsOf, GENERIC_VERBS } from "./search_vocabulary.ts";
+import type { RankingWeights } from "./search_weights.ts";
+
+/** Terms that together stand for a query term, and how much they count. */
+export interface Alternative {
+  terms: readonly string[];
+  weight: number;
+}
+
+/** One query term with its alternatives. */
+export interface Concept {
+  term: string;
+  /** A generic verb counts less than a noun. */
+  weight: number;
+  alternatives: Alternative[];
+}
+
+/** Near spellings kept per misspelt word: enough for a typo, few enough to stay precise. */
+const MAX_NEAR_SPELLINGS = 4;
+/** From this length a word may be two edits from its spelling. */
+const TWO_EDITS_LENGTH = 8;
+
+/** Rows of the edit-distance table, reused: terms are short. */
+let rowA = new Uint8Array(64);
+let rowB = new Uint8Array(64);
+
+/** Levenshtein distance of `a` and `b`, or `max + 1` once it exceeds `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  if (b.length >= rowA.length) {
+    [rowA, rowB] = [new Uint8Array(b.length + 1), new Uint8Array(b.length + 1)];
+  }
+  let prev = rowA;
+  let row = rowB;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost);
+      if (row[j] < best) best = row[j];
+    }
+    if (best > max) return max + 1;
+    [prev, row] = [row, prev];
+  }
+  return prev[b.length];
+}
+
+/**
+ * Indexed terms near an unknown `term`, from `candidates` (the indexed terms starting with
+ * its first or second letter: a typo seldom changes both): those it is a prefix of
+ * (`subscr` → `subscription`) and those within one edit (two from {@link TWO_EDITS_LENGTH}
+ * letters), closest first.
+ */
+function nearSpellings(term: string, candidates: readonly string[]): string[] {
+  const max = term.length >= TWO_EDITS_LENGTH ? 2 : 1;
+  const found: [string, number][] = [];
+  for (const v of candidates) {
+    if (v.length > term.length && v.startsWith(term)) found.push([v, 0.5]);
+    else {
+      const d = editDistance(term, v, max);
+      if (d <= max) found.push([v, d]);
+    }
+  }
+  found.sort((a, b) => a[1] - b[1] || a[0].length - b[0].length || (a[0] < b[0] ? -1 : 1));
+  return found.slice(0, MAX_NEAR_SPELLINGS).map(([v]) => v);
+}
+
+/** The concepts of a query's `terms`; terms nothing could match are left out. */
+export function queryConcepts(
+  terms: readonly string[],
+  known: (term: string) => boolean,
+  startingWith: (initial: string) => readonly string[],
+  w: RankingWeights,
+): Concept[] {
+  const concepts: Concept[] = [];
+  terms.forEach((term, i) => {
+    const alternatives: Alternative[] = [];
+    if (known(term)) alternatives.push({ terms: [term], weight: 1 });
+    else if (term.length >= w.fuzzyMinLength) {
+      for (
+        const near of nearSpellings(term, [
+          ...startingWith(term[0]),
+          ...(term[1] === term[0] ? [] : startingWith(term[1])),
+        ])
+      ) {
+        alternatives.push({ terms: [near], weight: w.fuzzy });
+      }
+    }
+    // The term's own entries, and those of the phrases it starts or ends.
+    const keys = [term];
+    if (i > 0) keys.push(`${terms[i - 1]} ${term}`);
+    if (i + 1 < terms.length) keys.push(`${term} ${terms[i + 1]}`);
+    for (const key of keys) {
+      for (const alt of expansionsOf(key, i === 0 && key === term)) {
+        if (alt.some((t) => !known(t))) continue;
+        alternatives.push({ terms: alt, weight: w.synonym });
+      }
+    }
+    if (alternatives.length === 0) return;
+    concepts.push({ term, weight: GENERIC_VERBS.has(term) ? w.verb : 1, alternatives });
+  });
+  return concepts;
+}

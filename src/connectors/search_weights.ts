@@ -1,0 +1,60 @@
+/**
+ * The ranking's weights, in one place. Each was chosen by measurement: a grid search over the
+ * own-words and near-duplicate groups of the main query set of tests/fixtures/search
+ * (bench/search_quality.ts `--grid`), the held-out set only measured. docs/benchmarks.md
+ * ("Issue 17") has the grid and the figures.
+ *
+ * @module
+ */
+
+/** How much each field, each kind of query term and each rule counts. */
+export interface RankingWeights {
+  /** Per field: how much one occurrence counts before saturation (BM25F). */
+  fields: {
+    /** The tool's name, split into words. */
+    name: number;
+    /** The tool's description. */
+    description: number;
+    /** The connector's name (`slack`), or `snippet`. */
+    connector: number;
+    /** What the connector is for: its description, tags and `useWhen`. */
+    context: number;
+    /** Sentences of sibling tools that route to this one. */
+    hints: number;
+  };
+  /** BM25 saturation: how fast repeated occurrences stop adding. */
+  k1: number;
+  /** Length normalization of the name (0: none, 1: full). */
+  bName: number;
+  /** Length normalization of the description and hints. */
+  bDescription: number;
+  /** A word of the vocabulary standing in for a query word, against the word itself (1). */
+  synonym: number;
+  /** A generic verb of the query (list, get, cancel…), against any other word (1). */
+  verb: number;
+  /** Score × (share of the query's concepts matched) ^ this: rewards matching them all. */
+  coordination: number;
+  /**
+   * Score × (1 + this × the share of the tool's name the query names): "get a confluence page"
+   * is `getConfluencePage`, not `getConfluencePageDescendants`.
+   */
+  nameCoverage: number;
+  /** A near spelling standing in for a query word no document has. */
+  fuzzy: number;
+  /** Shortest query word that may match by near spelling or prefix (shorter: none). */
+  fuzzyMinLength: number;
+}
+
+/** The measured defaults. */
+export const DEFAULT_WEIGHTS: RankingWeights = {
+  fields: { name: 2, description: 1, connector: 0.5, context: 0.25, hints: 1 },
+  k1: 2.2,
+  bName: 0.9,
+  bDescription: 0.5,
+  synonym: 0.5,
+  verb: 0.6,
+  coordination: 1,
+  nameCoverage: 0.5,
+  fuzzy: 0.5,
+  fuzzyMinLength: 5,
+};
