@@ -16,7 +16,7 @@
  */
 import { CordonError } from "../errors.ts";
 import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
-import { searchTerms } from "./search_terms.ts";
+import { parseQuery } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument } from "./search_corpus.ts";
@@ -24,8 +24,13 @@ export type { SearchDocument } from "./search_corpus.ts";
 /** A ranked result: what the model sees of a document, and its score (0 when listing). */
 export interface SearchHit
   extends Pick<SearchDocument, "kind" | "path" | "name" | "connector" | "description"> {
-  /** BM25 relevance, rounded to three decimals. */
+  /** Relevance, rounded to three decimals. */
   score: number;
+  /**
+   * How to call it, compact (`github.get_issue(args: { owner: string; … }): Promise<…>`), so a
+   * model can choose among close candidates without describing each. Set by the catalogue.
+   */
+  signature?: string;
 }
 
 /** Options for {@link SearchIndex}'s constructor. */
@@ -259,12 +264,16 @@ export class SearchIndex {
       );
     }
     const limit = checkLimit(options.limit);
-    const terms = searchTerms(query);
-    const queryHash = hashText(terms.join(" "));
+    const parsed = parseQuery(query);
+    const { terms } = parsed;
+    // Everything the ranking reads of the query; the same words differently written hash alike.
+    const queryHash = hashText(
+      `${terms.join(" ")}|${parsed.opening ?? ""}|${[...parsed.joined].join(" ")}`,
+    );
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);
 
     const corpus = this.#corpus(options.namespace);
-    const ranked = terms.length === 0 ? corpus.listAll() : corpus.rank(terms);
+    const ranked = terms.length === 0 ? corpus.listAll() : corpus.rank(parsed);
     // Hits are copied only for the page: callers may keep or change them.
     const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => {
       const { kind, path, name, connector, description } = doc;

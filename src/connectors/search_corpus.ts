@@ -21,6 +21,7 @@ import {
   termsOf,
 } from "./search_fields.ts";
 import { queryConcepts } from "./search_query.ts";
+import type { ParsedQuery } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument };
@@ -161,11 +162,13 @@ export class SearchCorpus {
     return this.#listing.map((doc) => ({ doc, score: 0 }));
   }
 
-  /** Documents matching any of `terms` (split and normalized), best first, ties by path. */
-  rank(terms: string[]): Ranked[] {
+  /**
+   * Documents matching any of the query's terms, best first, ties by path.
+   */
+  rank(query: ParsedQuery): Ranked[] {
     const w = this.#weights;
     const concepts = queryConcepts(
-      terms,
+      query,
       (t) => this.#postings.has(t),
       (initial) => this.#initials().get(initial) ?? [],
       w,

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { expansionsOf, GENERIC_VERBS } from "./search_vocabulary.ts";
+import { expansionsOf, GENERIC_VERBS, openingSenseOf } from "./search_vocabulary.ts";
+import type { ParsedQuery } from "./search_terms.ts";
 import type { RankingWeights } from "./search_weights.ts";
 
 /** Terms that together stand for a query term, and how much they count. */
@@ -76,37 +77,46 @@ function nearSpellings(term: string, candidates: readonly string[]): string[] {
 
 /** The concepts of a query's `terms`; terms nothing could match are left out. */
 export function queryConcepts(
-  terms: readonly string[],
+  query: ParsedQuery,
   known: (term: string) => boolean,
   startingWith: (initial: string) => readonly string[],
   w: RankingWeights,
 ): Concept[] {
+  const { terms, opening, joined } = query;
   const concepts: Concept[] = [];
   terms.forEach((term, i) => {
     const alternatives: Alternative[] = [];
-    if (known(term)) alternatives.push({ terms: [term], weight: 1 });
+    // A noun opening the request is its verb ("page the DBA"): that sense first, the noun less.
+    const sense = i === 0 && term === opening ? openingSenseOf(term) : undefined;
+    for (const alt of sense ?? []) {
+      if (alt.every(known)) alternatives.push({ terms: alt, weight: 1 });
+    }
+    if (known(term)) alternatives.push({ terms: [term], weight: sense ? w.synonym : 1 });
     else if (term.length >= w.fuzzyMinLength) {
-      for (
-        const near of nearSpellings(term, [
-          ...startingWith(term[0]),
-          ...(term[1] === term[0] ? [] : startingWith(term[1])),
-        ])
-      ) {
+      const candidates = [
+        ...startingWith(term[0]),
+        ...(term[1] === term[0] ? [] : startingWith(term[1])),
+      ];
+      for (const near of nearSpellings(term, candidates)) {
         alternatives.push({ terms: [near], weight: w.fuzzy });
       }
     }
+    // "on call" meets `oncall`: the word glued to the one before it, when an index has that.
+    const glued = joined.get(term);
+    if (glued !== undefined && known(glued)) alternatives.push({ terms: [glued], weight: 1 });
     // The term's own entries, and those of the phrases it starts or ends.
     const keys = [term];
     if (i > 0) keys.push(`${terms[i - 1]} ${term}`);
     if (i + 1 < terms.length) keys.push(`${term} ${terms[i + 1]}`);
     for (const key of keys) {
-      for (const alt of expansionsOf(key, i === 0 && key === term)) {
+      for (const alt of expansionsOf(key)) {
         if (alt.some((t) => !known(t))) continue;
         alternatives.push({ terms: alt, weight: w.synonym });
       }
     }
     if (alternatives.length === 0) return;
-    concepts.push({ term, weight: GENERIC_VERBS.has(term) ? w.verb : 1, alternatives });
+    const verb = sense !== undefined || GENERIC_VERBS.has(term);
+    concepts.push({ term, weight: verb ? w.verb : 1, alternatives });
   });
   return concepts;
 }

@@ -146,3 +146,49 @@ export function lettersOf(word: string): string | undefined {
   const m = /^(\p{L}{3,})\p{N}+$/u.exec(word);
   return m ? m[1] : undefined;
 }
+
+/** Words that may come before a request's verb without being it. */
+const POLITE = new Set(["please", "pls", "kindly"]);
+
+/** A query as the ranking reads it. */
+export interface ParsedQuery {
+  /** Its distinct terms, in order ({@link searchTerms}). */
+  terms: string[];
+  /**
+   * The term of the word it opens with, when that word is not a stop word: the request's verb
+   * when it is phrased as one ("page the DBA" → `page`; "what's on my schedule" → none).
+   */
+  opening?: string;
+  /**
+   * Two adjacent words written as one, by the term of the second: "on call" gives `call` →
+   * `oncall`, "free busy" `busy` → `freebusy`, so a query meets identifiers that glue them.
+   */
+  joined: Map<string, string>;
+}
+
+/**
+ * Reads a query: its terms, the word it opens with, and its adjacent words glued.
+ *
+ * @example
+ * ```ts
+ * import { parseQuery } from "./search_terms.ts";
+ * const q = parseQuery("page who is on call");
+ * console.assert(q.opening === "page" && q.joined.get("call") === "oncall");
+ * ```
+ */
+export function parseQuery(text: string): ParsedQuery {
+  const words = splitWords(text.replace(CHANNEL_MENTION, "$1channel"));
+  const first = words.find((w) => !POLITE.has(w.toLowerCase()));
+  const opening = first === undefined ? undefined : normalizeTerm(first) ?? undefined;
+  const joined = new Map<string, string>();
+  for (let i = 1; i < words.length; i++) {
+    const second = normalizeTerm(words[i]);
+    const glued = normalizeTerm(words[i - 1] + words[i].toLowerCase());
+    if (second !== null && glued !== null && /^\p{L}+$/u.test(words[i - 1])) {
+      joined.set(second, glued);
+    }
+  }
+  const query: ParsedQuery = { terms: searchTerms(text), joined };
+  if (opening !== undefined) query.opening = opening;
+  return query;
+}

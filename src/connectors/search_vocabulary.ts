@@ -299,8 +299,7 @@ const OPENING = buildVocabulary([], OPENING_VERBS);
 
 /**
  * What a query term (or two adjacent terms joined by a space: `on call`, `pull request`)
- * also searches for: alternatives of one or more terms each; with `opening` (the request's
- * first word) also its verb sense. Empty for most terms.
+ * also searches for: alternatives of one or more terms each. Empty for most terms.
  *
  * @example
  * ```ts
@@ -308,10 +307,13 @@ const OPENING = buildVocabulary([], OPENING_VERBS);
  * console.assert(expansionsOf("pr").some((alt) => alt.join(" ") === "pull request"));
  * ```
  */
-export function expansionsOf(key: string, opening = false): Expansion {
-  const own = VOCABULARY.get(key) ?? [];
-  const verb = opening ? OPENING.get(key) : undefined;
-  return verb ? [...own, ...verb] : own;
+export function expansionsOf(key: string): Expansion {
+  return VOCABULARY.get(key) ?? [];
+}
+
+/** The verb sense of a noun that opens a request (`page` → incident, alert, notify), if any. */
+export function openingSenseOf(term: string): Expansion | undefined {
+  return OPENING.get(term);
 }
 
 /**

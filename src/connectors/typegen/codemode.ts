@@ -28,7 +28,10 @@ interface CodemodeSearchHit {
   name: string;
   /** The connector a tool belongs to (absent for snippets). */
   connector?: string;
+  /** What it does, on one line (codemode.describe() has all of it). */
   description: string;
+  /** How to call it, compact, e.g. math.add(args: { a: number; b: number }): Promise<number> */
+  signature?: string;
   /** Relevance to the query; higher is better. */
   score: number;
 }

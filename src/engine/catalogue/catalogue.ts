@@ -6,7 +6,12 @@
  * @module
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
-import { type SearchDocument, SearchIndex, type SearchPage } from "../../connectors/search.ts";
+import {
+  type SearchDocument,
+  type SearchHit,
+  SearchIndex,
+  type SearchPage,
+} from "../../connectors/search.ts";
 import {
   isShape,
   mergeShapes,
@@ -23,6 +28,7 @@ import type { SnippetRow } from "../../store/snippets.ts";
 import { checkNamespace } from "../common/namespace.ts";
 import type { Description } from "./description.ts";
 import { exampleCall, notFound, snippetDocument, snippetKey } from "./entries.ts";
+import { withSignatures } from "./search_hits.ts";
 
 export type { Description };
 
@@ -66,6 +72,8 @@ export class Catalogue {
   /** Tools observed per namespace, for {@link MAX_OBSERVED_TOOLS_PER_NAMESPACE}. */
   readonly #observedCount = new Map<string, number>();
   readonly #snippets = new Map<string, SnippetRow>();
+  /** Tools' call signatures by path, computed when a search first returns them. */
+  readonly #signatures = new Map<string, string>();
 
   readonly #extra: string;
 
@@ -99,6 +107,7 @@ export class Catalogue {
   /** A connector's tool list changed: declarations, hash and index follow. */
   toolsChanged(): void {
     this.#build();
+    this.#signatures.clear();
     this.#index.replaceAll([
       ...this.#toolDocuments(),
       ...[...this.#snippets.values()].map(snippetDocument),
@@ -141,7 +150,26 @@ export class Catalogue {
     if (typeof query !== "string") {
       throw new CordonError("invalid_request", "search() needs a query string");
     }
-    return this.#index.search(query, { ...options, namespace: checkNamespace(options.namespace) });
+    const page = this.#index.search(query, {
+      ...options,
+      namespace: checkNamespace(options.namespace),
+    });
+    return withSignatures(page, (hit) => this.#signature(hit));
+  }
+
+  /** A hit's call signature: a tool's from its schemas (kept per tool), a snippet's run call. */
+  #signature(hit: SearchHit): string | undefined {
+    if (hit.kind === "snippet") return `codemode.run(${JSON.stringify(hit.name)}, input)`;
+    let sig = this.#signatures.get(hit.path);
+    if (sig === undefined) {
+      const tool = hit.connector === undefined
+        ? undefined
+        : this.#registry.tool(hit.connector, hit.name);
+      if (!tool) return undefined;
+      sig = toolSignature(hit.connector!, tool).signature;
+      this.#signatures.set(hit.path, sig);
+    }
+    return sig;
   }
 
   /** A snippet was saved (or a new version) or deleted. */

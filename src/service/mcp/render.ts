@@ -126,7 +126,9 @@ export function executeToolResult(out: ExecuteResult): CallToolResult {
 export function searchToolResult(page: SearchPage): CallToolResult {
   const lines = page.items.length === 0
     ? ["No tools or snippets match."]
-    : page.items.map((hit) => `- ${hit.path}: ${hit.description}`);
+    : page.items.map((hit) =>
+      `- ${hit.path}: ${hit.description}${hit.signature ? `\n  ${hit.signature}` : ""}`
+    );
   if (page.nextCursor) {
     lines.push(`(${page.total} matches in all; more with cursor "${page.nextCursor}")`);
   }
