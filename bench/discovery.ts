@@ -1,9 +1,10 @@
 /**
  * The discovery issue's figures in one place: the type check (warm p50 ≤
  * 30 ms against 200 tools), search (p50 ≤ 2 ms over 1,000 tools and 500
- * snippets), the model-facing description (≤ 1,000 tokens for 200 tools,
- * 4 characters a token), and what the default `warn` check adds to a
- * pooled trivial run.
+ * snippets), search quality (issue 17: top-1/3/10 and MRR on the main and
+ * held-out query sets, and a result page's tokens), the model-facing
+ * description (≤ 1,000 tokens for 200 tools, 4 characters a token), and
+ * what the default `warn` check adds to a pooled trivial run.
  *
  * @module
  */
@@ -13,6 +14,7 @@ import { describeForModel } from "../src/engine/catalogue/model_prompt.ts";
 import { CATALOGUE } from "../tests/fixtures/catalogue.ts";
 import { pooledBench } from "./exec.ts";
 import { searchBench } from "./search.ts";
+import { qualitySummary, searchQualityBench } from "./search_quality.ts";
 import { brief, timed } from "./stats.ts";
 import { typecheckBench } from "./typecheck.ts";
 
@@ -49,6 +51,8 @@ export async function discoveryBench(samples: { typecheck: number; search: numbe
   return {
     typecheck: await typecheckBench(samples.typecheck),
     search: await searchBench(samples.search),
+    /** Issue 17: how often search finds the right tool, and a result page's cost in tokens. */
+    searchQuality: qualitySummary(await searchQualityBench(samples.search)),
     modelDescription: {
       tools,
       connectors: connectors.length,

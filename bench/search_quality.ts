@@ -13,7 +13,14 @@
  *
  * @module
  */
-import { SearchIndex } from "../src/connectors/search.ts";
+import { DEFAULT_SEARCH_LIMIT, SearchIndex } from "../src/connectors/search.ts";
+import { toolSignature } from "../src/connectors/typegen/mod.ts";
+import type { ToolInfo } from "../src/connectors/types.ts";
+import {
+  MAX_HIT_DESCRIPTION_CHARS,
+  MAX_HIT_SIGNATURE_CHARS,
+  withSignatures,
+} from "../src/engine/catalogue/search_hits.ts";
 import { toolDocuments } from "../src/connectors/search_documents.ts";
 import type { SearchableConnector } from "../src/connectors/search_documents.ts";
 import {
@@ -27,7 +34,7 @@ import {
   type QuerySet,
   SEARCH_CONNECTORS,
 } from "../tests/fixtures/search/mod.ts";
-import { brief, check, timed } from "./stats.ts";
+import { brief, check, round, timed } from "./stats.ts";
 
 /** The catalogue size the timing is taken at. */
 export const QUALITY_BENCH_TOOLS = 1_000;
@@ -93,7 +100,56 @@ export async function searchQualityBench(samples: number) {
     main,
     heldout,
     searchUs: { tools: big.size, ...brief(us, 1) },
+    pageTokens: pageTokens(index, queries),
   };
+}
+
+/** Characters per token, the usual rough figure for English and code. */
+const CHARS_PER_TOKEN = 4;
+
+/**
+ * What a default page (ten hits, as `codemode.search` returns them: one-line description and
+ * compact signature) costs a model, in tokens of its JSON: mean and largest over the queries,
+ * and the most any page can cost with every field at its bound.
+ */
+function pageTokens(index: SearchIndex, queries: readonly string[]) {
+  const tools = new Map<string, { connector: string; tool: ToolInfo }>();
+  for (const c of fixtureConnectorInfos(SEARCH_CONNECTORS)) {
+    for (const tool of c.tools) tools.set(`${c.name}.${tool.name}`, { connector: c.name, tool });
+  }
+  const tokens = queries.map((q) => {
+    const page = withSignatures(index.search(q), (hit) => {
+      const found = tools.get(hit.path);
+      return found && toolSignature(found.connector, found.tool).signature;
+    });
+    return JSON.stringify(page.items).length / CHARS_PER_TOKEN;
+  });
+  // Per hit at its bounds: path, name and connector of a long tool name, the longest
+  // description and signature, a score, and the JSON around them.
+  const widest = JSON.stringify({
+    kind: "snippet",
+    path: "x".repeat(60),
+    name: "x".repeat(40),
+    connector: "x".repeat(20),
+    description: "x".repeat(MAX_HIT_DESCRIPTION_CHARS),
+    score: 12.345,
+    signature: "x".repeat(MAX_HIT_SIGNATURE_CHARS),
+  }).length;
+  return {
+    mean: round(tokens.reduce((a, b) => a + b, 0) / tokens.length, 0),
+    max: round(Math.max(...tokens), 0),
+    bound: Math.ceil(widest * DEFAULT_SEARCH_LIMIT / CHARS_PER_TOKEN),
+  };
+}
+
+/** A set's figures by group and overall, with how many queries missed the first three. */
+function figures(s: SetQuality) {
+  return { ...s.groups, overall: s.overall, misses: s.misses.length };
+}
+
+/** The bench's result as the JSON summary reports it (misses counted, not listed). */
+export function qualitySummary(result: Awaited<ReturnType<typeof searchQualityBench>>) {
+  return { ...result, main: figures(result.main), heldout: figures(result.heldout) };
 }
 
 if (import.meta.main) {
@@ -110,10 +166,5 @@ if (import.meta.main) {
       }
     }
   }
-  const figures = (s: SetQuality) => ({ ...s.groups, overall: s.overall, misses: s.misses.length });
-  console.log(JSON.stringify(
-    { ...result, main: figures(result.main), heldout: figures(result.heldout) },
-    null,
-    2,
-  ));
+  console.log(JSON.stringify(qualitySummary(result), null, 2));
 }

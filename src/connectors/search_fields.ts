@@ -74,13 +74,15 @@ function nameTerms(doc: SearchDocument): string[] {
 }
 
 export function fieldTerms(doc: SearchDocument): string[][] {
-  // Snippets have no connector; the word "snippet" with their name lets a query ask for them.
+  // Snippets have no connector: the word "snippet" stands in its place and beside the name,
+  // so a query can ask for them.
+  const snippet = doc.kind === "snippet";
   const name = nameTerms(doc);
-  if (doc.kind === "snippet") name.push("snippet");
+  if (snippet) name.push("snippet");
   return [
     name,
     termsOf(doc.rankedDescription ?? doc.description),
-    termsOf(doc.connector ?? ""),
+    termsOf(snippet ? `snippet ${doc.connector ?? ""}` : doc.connector ?? ""),
     termsOf(doc.context ?? ""),
     termsOf(doc.hints ?? ""),
   ];

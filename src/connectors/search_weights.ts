@@ -47,7 +47,7 @@ export interface RankingWeights {
 
 /** The measured defaults. */
 export const DEFAULT_WEIGHTS: RankingWeights = {
-  fields: { name: 2, description: 1, connector: 0.5, context: 0.25, hints: 1 },
+  fields: { name: 1, description: 1, connector: 0.5, context: 0.25, hints: 1 },
   k1: 2.2,
   bName: 0.9,
   bDescription: 0.5,

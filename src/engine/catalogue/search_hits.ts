@@ -18,10 +18,14 @@ export const MAX_HIT_DESCRIPTION_CHARS = 160;
  */
 export const MAX_HIT_SIGNATURE_CHARS = 240;
 
-/** The first line of `text`, whitespace collapsed, cut at a word before `max` characters. */
+/**
+ * The first sentence of `text`'s first paragraph, whitespace collapsed, cut at a word before
+ * `max` characters: what the tool does, without the details `describe()` gives.
+ */
 export function oneLine(text: string, max = MAX_HIT_DESCRIPTION_CHARS): string {
-  const line = (text.split(/\r?\n\s*\r?\n|\r?\n(?=\s*[-*#])/)[0] ?? "").replace(/\s+/g, " ")
-    .trim();
+  const paragraph = (text.split(/\r?\n\s*\r?\n|\r?\n(?=\s*[-*#])/)[0] ?? "")
+    .replace(/\s+/g, " ").trim();
+  const line = paragraph.split(/(?<=[a-z0-9)\]][.!?])\s+(?=[A-Z])/)[0];
   if (line.length <= max) return line;
   const cut = line.slice(0, max - 1);
   const space = cut.lastIndexOf(" ");

@@ -1,0 +1,81 @@
+/**
+ * Search quality over the issue-17 fixture (tests/fixtures/search): the ranking must keep
+ * finding the right tool as often as it was measured to. Each floor is the figure measured
+ * when the ranking was chosen, less a small margin (about one query of the group), so a change
+ * that costs quality fails here; bench/search_quality.ts prints the figures themselves.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { SearchIndex } from "../../src/connectors/search.ts";
+import { toolDocuments } from "../../src/connectors/search_documents.ts";
+import {
+  evaluate,
+  fixtureConnectorInfos,
+  type Quality,
+  type SetQuality,
+} from "../fixtures/search/evaluate.ts";
+import {
+  HELDOUT_QUERIES,
+  MAIN_QUERIES,
+  type QueryGroup,
+  type QuerySet,
+  SEARCH_CONNECTORS,
+} from "../fixtures/search/mod.ts";
+
+const index = new SearchIndex(toolDocuments(fixtureConnectorInfos(SEARCH_CONNECTORS)));
+
+function score(set: QuerySet): SetQuality {
+  return evaluate((q) => index.search(q, { limit: 100 }).items.map((h) => h.path), set);
+}
+
+type Floors = Partial<Record<QueryGroup | "overall", Partial<Omit<Quality, "queries">>>>;
+
+function assertFloors(name: string, got: SetQuality, floors: Floors): void {
+  for (const [group, floor] of Object.entries(floors)) {
+    const q = group === "overall" ? got.overall : got.groups[group as QueryGroup];
+    for (const [metric, min] of Object.entries(floor)) {
+      const value = q[metric as keyof Quality];
+      assert.ok(value >= min, `${name} ${group} ${metric} is ${value}, below ${min}`);
+    }
+  }
+}
+
+Deno.test("search fixture: 20+ connectors, 350+ tools, 120+ main and 40+ held-out queries naming real tools", () => {
+  const paths = new Set(index.search("", { limit: 100 }).items.map((h) => h.path));
+  for (let page = index.search("", { limit: 100 }); page.nextCursor;) {
+    page = index.search("", { limit: 100, cursor: page.nextCursor });
+    for (const h of page.items) paths.add(h.path);
+  }
+  assert.ok(SEARCH_CONNECTORS.length >= 20, `${SEARCH_CONNECTORS.length} connectors`);
+  assert.ok(paths.size >= 350, `${paths.size} tools`);
+  const main = Object.values(MAIN_QUERIES).flat();
+  const heldout = Object.values(HELDOUT_QUERIES).flat();
+  assert.ok(main.length >= 120, `${main.length} main queries`);
+  assert.ok(heldout.length >= 40, `${heldout.length} held-out queries`);
+  for (const q of [...main, ...heldout]) {
+    for (const p of q.expected) assert.ok(paths.has(p), `"${q.query}" expects unknown ${p}`);
+  }
+  const mainText = new Set(main.map((q) => q.query.toLowerCase()));
+  for (const q of heldout) {
+    assert.ok(!mainText.has(q.query.toLowerCase()), `"${q.query}" is in both sets`);
+  }
+});
+
+Deno.test("SearchIndex.search() finds the main set's tools as often as measured", () => {
+  assertFloors("main", score(MAIN_QUERIES), {
+    own_words: { top3: 0.97, top10: 1 },
+    near_duplicate: { top3: 0.88, top10: 0.96 },
+    intent: { top3: 0.66, top10: 0.8 },
+    overall: { top1: 0.68, top3: 0.83, top10: 0.92, mrr: 0.77 },
+  });
+});
+
+Deno.test("SearchIndex.search() finds the held-out set's tools as often as measured", () => {
+  assertFloors("held-out", score(HELDOUT_QUERIES), {
+    own_words: { top3: 0.94, top10: 1 },
+    near_duplicate: { top3: 0.92, top10: 0.96 },
+    intent: { top3: 0.58, top10: 0.65 },
+    overall: { top1: 0.74, top3: 0.84, top10: 0.89, mrr: 0.8 },
+  });
+});
