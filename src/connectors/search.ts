@@ -1,11 +1,11 @@
 /**
  * Ranked search over tools and snippets, the way a model discovers what it
  * can call: `search("open a bug report on the repo")` puts
- * `github.createIssue` first. Ranking is BM25 from
- * [MiniSearch](https://lucaong.github.io/minisearch/) over three weighted
- * fields (name, connector, description) with names split into words
- * (`createIssue` → `create issue`), prefix and light fuzzy matching, and
- * ties broken by path so the same query always gives the same order.
+ * `github.createIssue` first. Ranking is BM25F (search_corpus.ts) over the
+ * name split into words, the description, the connector's name, what the
+ * connector is for and routing hints from sibling tools (search_fields.ts),
+ * with a vocabulary of how requests name API words (search_vocabulary.ts),
+ * and ties broken by path so the same query always gives the same order.
  * Results page with an opaque cursor bound to the query.
  *
  * A namespace is a tenant, and BM25 scores depend on every document ranked together, so a
@@ -16,6 +16,7 @@
  */
 import { CordonError } from "../errors.ts";
 import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
+import { decodeCursor, encodeCursor, hashText } from "./search_cursor.ts";
 import { parseQuery } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
@@ -65,9 +66,6 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 100;
 /** Queries are a few words; anything longer is a mistake, and each term costs a fuzzy lookup. */
 export const MAX_QUERY_LENGTH = 1_000;
-/** Our own cursors are ~40 characters; a longer one is garbage, refused before decoding. */
-const MAX_CURSOR_LENGTH = 256;
-
 /**
  * Namespaces whose own corpus (the shared documents and theirs) is kept built. A namespace
  * with snippets needs one so its snippets score against the tools alone, never against
@@ -80,47 +78,6 @@ export const MAX_CACHED_NAMESPACE_CORPORA = 64;
 const SHARED_SCOPE = "\u0000shared";
 /** The corpus of every document: searches that name no namespace. */
 const ALL_SCOPE = "\u0000all";
-
-/** FNV-1a, 32 bits: binds a cursor to its query. Not a secret; cursors grant nothing. */
-function hashText(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(36);
-}
-
-function encodeCursor(offset: number, queryHash: string): string {
-  const json = JSON.stringify({ o: offset, q: queryHash });
-  return btoa(json).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function badCursor(reason: string): CordonError {
-  return new CordonError(
-    "invalid_request",
-    `Cannot use cursor: ${reason}; pass the nextCursor of the same query, or omit it to start over`,
-  );
-}
-
-function decodeCursor(cursor: string, queryHash: string): number {
-  if (typeof cursor !== "string" || cursor === "" || cursor.length > MAX_CURSOR_LENGTH) {
-    throw badCursor("it is not a cursor this search returned");
-  }
-  let parsed: unknown;
-  try {
-    const b64 = cursor.replace(/-/g, "+").replace(/_/g, "/");
-    parsed = JSON.parse(atob(b64 + "=".repeat((4 - b64.length % 4) % 4)));
-  } catch {
-    throw badCursor("it is not a cursor this search returned");
-  }
-  const { o, q } = (parsed ?? {}) as { o?: unknown; q?: unknown };
-  if (!Number.isSafeInteger(o) || (o as number) < 0 || typeof q !== "string") {
-    throw badCursor("it is not a cursor this search returned");
-  }
-  if (q !== queryHash) throw badCursor("it belongs to a different query");
-  return o as number;
-}
 
 function checkLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_SEARCH_LIMIT;

@@ -88,9 +88,10 @@ export function queryConcepts(
     const alternatives: Alternative[] = [];
     // A noun opening the request is its verb ("page the DBA"): that sense first, the noun less.
     const sense = i === 0 && term === opening ? openingSenseOf(term) : undefined;
-    for (const alt of sense ?? []) {
-      if (alt.every(known)) alternatives.push({ terms: alt, weight: 1 });
-    }
+    // Its first sense is the usual one ("open a PR" creates one); the others count as synonyms.
+    (sense ?? []).forEach((alt, k) => {
+      if (alt.every(known)) alternatives.push({ terms: alt, weight: k === 0 ? 1 : w.synonym });
+    });
     if (known(term)) alternatives.push({ terms: [term], weight: sense ? w.synonym : 1 });
     else if (term.length >= w.fuzzyMinLength) {
       const candidates = [

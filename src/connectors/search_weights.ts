@@ -47,13 +47,13 @@ export interface RankingWeights {
 
 /** The measured defaults. */
 export const DEFAULT_WEIGHTS: RankingWeights = {
-  fields: { name: 1, description: 1, connector: 0.5, context: 0.25, hints: 1 },
-  k1: 2.2,
+  fields: { name: 1.5, description: 1, connector: 1.5, context: 0.5, hints: 2 },
+  k1: 1.6,
   bName: 0.9,
-  bDescription: 0.5,
-  synonym: 0.5,
-  verb: 0.6,
-  coordination: 1,
+  bDescription: 0.3,
+  synonym: 0.8,
+  verb: 0.8,
+  coordination: 0,
   nameCoverage: 0.5,
   fuzzy: 0.5,
   fuzzyMinLength: 5,

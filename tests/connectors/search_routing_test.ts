@@ -20,7 +20,10 @@ const GITHUB: SearchableConnector = {
       name: "search_pull_requests",
       description: "Search pull requests across repositories with search syntax.",
     },
-    { name: "get_pull_request_status", description: "Combined status of the head commit's checks." },
+    {
+      name: "get_pull_request_status",
+      description: "Combined status of the head commit's checks.",
+    },
     { name: "create_issue", description: "Open a new issue in a repository." },
   ],
 };

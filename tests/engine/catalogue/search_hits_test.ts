@@ -21,7 +21,8 @@ Deno.test("oneLine() keeps the first paragraph on one line, cut at a word", () =
 Deno.test("compactSignature() bounds a signature: nested objects, then the result, then fields", () => {
   const short = "math.add(args: { a: number; b: number }): Promise<number>";
   assert.equal(compactSignature(short), short);
-  const nested = `gh.list(args: { owner: string; filter: { labels: string[]; since: { date: string } } }): ` +
+  const nested =
+    `gh.list(args: { owner: string; filter: { labels: string[]; since: { date: string } } }): ` +
     `Promise<{ items: { number: number }[] }>`;
   assert.equal(
     compactSignature(nested, 80),
