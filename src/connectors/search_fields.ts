@@ -73,7 +73,20 @@ function nameTerms(doc: SearchDocument): string[] {
   return out;
 }
 
+/**
+ * Terms per field, kept per document object: every corpus a document is in (the shared one,
+ * each namespace's) reads the same terms, so they are computed once.
+ */
+const TERMS = new WeakMap<SearchDocument, string[][]>();
+
+/** A document's terms, field by field in {@link FIELDS} order. */
 export function fieldTerms(doc: SearchDocument): string[][] {
+  let terms = TERMS.get(doc);
+  if (!terms) TERMS.set(doc, terms = computeFieldTerms(doc));
+  return terms;
+}
+
+function computeFieldTerms(doc: SearchDocument): string[][] {
   // Snippets have no connector: the word "snippet" stands in its place and beside the name,
   // so a query can ask for them.
   const snippet = doc.kind === "snippet";
