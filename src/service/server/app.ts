@@ -19,6 +19,7 @@ import { catalogueRoutes } from "../routes/catalogue.ts";
 import { executionRoutes } from "../routes/executions.ts";
 import { sessionRoutes } from "../routes/sessions.ts";
 import { programRoutes } from "../routes/programs.ts";
+import { type LogLine, requestLog } from "./activity_log.ts";
 
 /** How the app decides who calls. */
 export interface AppOptions {
@@ -26,6 +27,8 @@ export interface AppOptions {
   auth: "auto" | "keys";
   /** Larger request bodies get 413. */
   maxBodyBytes: number;
+  /** Receives one line per request (no bodies, keys or query values); none when absent. */
+  log?: LogLine;
 }
 
 /** Who acts when no keys exist and the caller is local: every scope, the default namespace. */
@@ -108,6 +111,7 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
       c.res.headers.set("x-request-id", id);
     }
   });
+  if (options.log) app.use(requestLog<Env>(options.log, (c) => c.get("principal")?.namespace));
   app.onError((err, c) => {
     if (!(err instanceof CordonError)) {
       console.error(`[cordon] ${c.get("requestId")} ${c.req.method} ${c.req.path}:`, err);
@@ -160,11 +164,13 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {
       const principal = r.access === "public" ? LOCAL : await principalOf(c);
+      if (r.access !== "public") c.set("principal", principal);
       return await runRoute(r, c, principal, deps.idempotency);
     });
   }
   app.all("/mcp", async (c) => {
     const principal = await principalOf(c);
+    c.set("principal", principal);
     if (!allowed(principal, "execute")) {
       throw new CordonError("forbidden", 'The MCP front door needs the "execute" scope');
     }

@@ -131,6 +131,12 @@ export const configSchema = z.object({
     maxQueued: z.number().int().min(0).optional()
       .describe("Requests waiting for a slot before 429 (default 1024)"),
   }).strict().optional(),
+  examples: z.boolean().optional()
+    .describe("Offer the example connector demo (default: on without a config file, else off)"),
+  log: z.object({
+    requests: z.boolean().optional().describe("One stdout line per HTTP request (default true)"),
+    runs: z.boolean().optional().describe("One stdout line per run state change (default true)"),
+  }).strict().optional(),
   events: z.object({
     maxExecutionBytes: z.number().int().positive().optional()
       .describe("Bytes of live events kept per execution for streams (default 4 MiB)"),

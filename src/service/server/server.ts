@@ -29,6 +29,8 @@ import { EventLog } from "../requests/event_log.ts";
 import { Gate } from "../requests/gate.ts";
 import { Idempotency } from "../requests/idempotency.ts";
 import { ApiKeys } from "../access/keys.ts";
+import { type LogLine, runLog } from "./activity_log.ts";
+import { exampleConnector } from "./examples.ts";
 
 /** A running service. */
 export interface Service extends AsyncDisposable {
@@ -52,6 +54,11 @@ export interface Service extends AsyncDisposable {
 export interface StartOptions {
   /** Background runs (`wait: false`) get this long to finish at shutdown (ms, default 30 s). */
   shutdownGraceMs?: number;
+  /**
+   * Receives the activity log: a line per request and per run state change, unless the config's
+   * `log` turns one off. Without it the service logs nothing (`deno task serve` prints them).
+   */
+  log?: LogLine;
 }
 
 /** True for addresses only this machine reaches. */
@@ -82,6 +89,7 @@ async function loadDocument(config: ServiceConfig, doc: string | object): Promis
 
 async function connectorsOf(config: ServiceConfig): Promise<Connector[]> {
   const out: Connector[] = [...(config.connectors ?? [])];
+  if (config.examples) out.push(exampleConnector());
   for (const options of mcpOptions(config)) out.push(mcpConnector(options));
   for (const o of config.openapi ?? []) {
     const { headers, document, ...rest } = o;
@@ -192,10 +200,13 @@ export async function startService(
     version: VERSION,
   };
   const auth = config.auth ?? "auto";
+  const log = options.log;
   const app = createApp(deps, {
     auth,
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(log && config.log?.requests !== false ? { log } : {}),
   });
+  const stopRunLog = log && config.log?.runs !== false ? runLog(runtime, log) : undefined;
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     const listening = Promise.withResolvers<void>();
@@ -210,6 +221,7 @@ export async function startService(
     }, app.fetch);
     await listening.promise;
   } catch (err) {
+    await stopRunLog?.();
     events.close();
     await runtime.close();
     keyStore.close();
@@ -247,6 +259,7 @@ export async function startService(
         ]);
         clearTimeout(timer);
         await runtime.close();
+        await stopRunLog?.();
         keyStore.close();
       })();
       return closing;
