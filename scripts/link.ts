@@ -112,7 +112,7 @@ export function planLink(
     if (!same) {
       const why = name.startsWith("@cordon/")
         ? "this checkout's entry point"
-        : "Cordon's own copy (connector schemas are checked with it)";
+        : "connector schemas are checked with Cordon's own copy";
       plan.conflicts.push(
         `"${name}" is "${had}" in ${configName}, but Cordon needs "${value}" (${why}). ` +
           `Change or remove it, then run this again.`,
@@ -199,8 +199,9 @@ export function link(projectDir: string, checkoutDir: string): string[] {
   let lock: DenoLock | undefined;
   let lockAdded = 0;
   if (lockPath) {
-    lock = existsSync(lockPath) ? readJson(lockPath) : { version: LOCK_VERSION };
-    lockAdded = mergeLock(lock, readJson(join(checkoutDir, "deno.lock")));
+    const found: DenoLock = existsSync(lockPath) ? readJson(lockPath) : { version: LOCK_VERSION };
+    lockAdded = mergeLock(found, readJson(join(checkoutDir, "deno.lock")));
+    lock = found;
   }
   writeJson(configPath, { ...project, imports: plan.imports });
   if (lockPath && lock) writeJson(lockPath, lock);
