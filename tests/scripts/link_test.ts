@@ -99,7 +99,22 @@ Deno.test({
     assert.equal(checkedRun.code, 0, checkedRun.stderr);
     assert.equal(checkedRun.stdout.trim().split("\n").at(-1), "type_error");
 
-    const checked = await deno(["check", "main.ts"], dir);
+    // The test kit too, through @cordon/runtime/testing.
+    await Deno.writeTextFile(
+      join(dir, "kit_test.ts"),
+      `import { createTestKit, expectCompleted } from "@cordon/runtime/testing";
+Deno.test("kit", async () => {
+  await using kit = await createTestKit({ connectors: [] });
+  const value = expectCompleted(await kit.run("return 6 * 7"));
+  if (value !== 42) throw new Error(String(value));
+});
+`,
+    );
+    const tested = await deno(["test", "-A", "--cached-only", "kit_test.ts"], dir);
+    assert.equal(tested.code, 0, tested.stdout + tested.stderr);
+    assert.match(tested.stdout, /1 passed/);
+
+    const checked = await deno(["check", "main.ts", "kit_test.ts"], dir);
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
 
     // Running it again changes nothing and says so.
