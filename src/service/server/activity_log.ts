@@ -13,14 +13,6 @@ import type { ExecutionEvent, Runtime } from "../../engine/mod.ts";
 /** Receives one finished line, without a newline. */
 export type LogLine = (line: string) => void;
 
-/** Which lines the service writes (both by default). */
-export interface ActivityLogOptions {
-  /** One line per HTTP request. */
-  requests?: boolean;
-  /** One line per run state change. */
-  runs?: boolean;
-}
-
 /**
  * Executions whose last state this process remembers, to say how long the last one lasted and
  * in which namespace; the oldest are forgotten past this (a paused run that expires sends no end).

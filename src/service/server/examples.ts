@@ -21,7 +21,7 @@ const MAX_SERVICES = 100;
 const serviceName = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, "a lowercase service name");
 
 /**
- * The example connector: `demo.services()` reads, `demo.deploy({ service, version })` needs a
+ * The example connector: `demo.services({})` reads, `demo.deploy({ service, version })` needs a
  * person's approval and changes only this process's memory, and `demo.ask({ question })` waits
  * for the caller to supply the answer. Each namespace sees its own services.
  */
