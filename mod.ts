@@ -162,6 +162,16 @@ export {
   type Validation,
 } from "./src/connectors/mod.ts";
 export {
+  codeTool,
+  type CodeToolDecision,
+  type CodeToolInput,
+  type CodeToolOptions,
+  type CodeToolOutput,
+  type CodeToolPause,
+  type CodeToolPendingCall,
+  type OnPause,
+} from "./src/integrations/mod.ts";
+export {
   CordonError,
   ERROR_CODES,
   type ErrorCode,

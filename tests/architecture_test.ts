@@ -28,6 +28,7 @@ const LAYERS: Record<string, number> = {
   engine: 4,
   service: 5,
   testing: 5,
+  integrations: 5,
 };
 
 /**
