@@ -1,6 +1,6 @@
 /**
  * Integrations: Cordon offered to the agent frameworks people use, built on
- * the public runtime API only. `codeTool()` is Cordon as one Vercel AI SDK
+ * the `Runtime` interface. `codeTool()` is Cordon as one Vercel AI SDK
  * tool, with paused runs decided by the app's `onPause` or picked up later by
  * their execution id.
  *

@@ -197,6 +197,19 @@ step(
     const still = await call(w.runtime, { executionId: again.executionId }, { waitMs: 50 });
     assert.equal(still.status, "paused");
     assert.equal(still.pending?.[0].tool, "shop.refund");
+    // An aborted AI SDK call stops the wait at once; the run stays paused.
+    const cordon = await codeTool(w.runtime, { waitMs: 20_000 });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const t0 = performance.now();
+    const aborted = await cordon.execute!({ executionId: again.executionId }, {
+      toolCallId: "t2",
+      messages: [],
+      context: {},
+      abortSignal: abort.signal,
+    }) as CodeToolOutput;
+    assert.equal(aborted.status, "paused");
+    assert.ok(performance.now() - t0 < 5_000, "the abort ended the wait");
   },
 );
 
@@ -349,6 +362,36 @@ step("codeTool() with languages: [typescript, python] offers a language field", 
     /languages must list/,
   );
 });
+
+step(
+  "codeTool() with the AI SDK's own toolApproval: the whole program waits for a yes before it runs",
+  async (w) => {
+    const cordon = await codeTool(w.runtime);
+    const model = scriptedModel([
+      () => ({ code: "return 6 * 7" }),
+      (last) => ({ text: `got ${last?.result}` }),
+    ]);
+    const before = (await w.runtime.executions({ limit: 500 })).length;
+    const messages: ModelMessage[] = [{ role: "user", content: "compute" }];
+    const settings = {
+      model,
+      tools: { cordon },
+      toolApproval: { cordon: "user-approval" as const },
+      stopWhen: isStepCount(3),
+    };
+    const asked = await generateText({ ...settings, messages });
+    const request = asked.content.find((p) => p.type === "tool-approval-request");
+    assert.ok(request?.type === "tool-approval-request");
+    assert.equal((await w.runtime.executions({ limit: 500 })).length, before, "nothing ran yet");
+    messages.push(...asked.responseMessages, {
+      role: "tool",
+      content: [{ type: "tool-approval-response", approvalId: request.approvalId, approved: true }],
+    });
+    const answered = await generateText({ ...settings, messages });
+    assert.equal(answered.text, "got 42");
+    assert.equal((await w.runtime.executions({ limit: 500 })).length, before + 1);
+  },
+);
 
 Deno.test("codeTool() in AI SDK loops over one runtime", async (t) => {
   const shop = makeShop(ORDERS);
