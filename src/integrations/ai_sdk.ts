@@ -27,6 +27,7 @@ import {
 import { z } from "zod";
 import { CordonError, toErrorInfo } from "../errors.ts";
 import { DEFAULT_NAMESPACE } from "../engine/common/namespace.ts";
+import { MAX_PAGE } from "../engine/common/paging.ts";
 import type { Runtime } from "../engine/runtime/types.ts";
 import type { ExecuteRequest, ExecutionPolicy } from "../engine/execution/types.ts";
 import type { Limits } from "../engine/execution/limits.ts";
@@ -96,9 +97,13 @@ const PROTOCOL =
   "this tool with only { executionId } to get the outcome.";
 
 /** A whole-number option, its default when absent; `invalid_request` when out of range. */
-function setting(name: string, value: number | undefined, fallback: number, max: number): number {
+function setting(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  [min, max]: [number, number],
+): number {
   if (value === undefined) return fallback;
-  const min = name === "maxRounds" ? 1 : 0;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new CordonError(
       "invalid_request",
@@ -111,7 +116,7 @@ function setting(name: string, value: number | undefined, fallback: number, max:
 function inputSchema(languages: readonly string[]) {
   const base = {
     code: z.string().optional().describe(
-      "The TypeScript program to run: a script body (top-level await and return) or async (input) => { … }",
+      "The program to run: a script body (top-level await and return) or async (input) => { … }",
     ),
     input: z.unknown().optional().describe("A value the code sees as `input`"),
     executionId: z.string().optional().describe(
@@ -170,21 +175,18 @@ export async function codeTool(
       `codeTool: languages must list "typescript" and/or "python": ${JSON.stringify(languages)}`,
     );
   }
-  const maxRounds = setting("maxRounds", options.maxRounds, DEFAULT_MAX_ROUNDS, 1_000);
-  const wait = setting("waitMs", options.waitMs, DEFAULT_WAIT_MS, MAX_WAIT_MS);
+  const maxRounds = setting("maxRounds", options.maxRounds, DEFAULT_MAX_ROUNDS, [1, 1_000]);
+  const wait = setting("waitMs", options.waitMs, DEFAULT_WAIT_MS, [0, MAX_WAIT_MS]);
   const bounds: OutputBounds = {
-    consoleLines: setting(
-      "maxConsoleLines",
-      options.maxConsoleLines,
-      DEFAULT_CONSOLE_LINES,
-      10_000,
-    ),
-    resultChars: setting(
-      "maxResultChars",
-      options.maxResultChars,
-      DEFAULT_RESULT_CHARS,
+    // One page of stored lines (plus one, to know there are more) is all a read-back fetches.
+    consoleLines: setting("maxConsoleLines", options.maxConsoleLines, DEFAULT_CONSOLE_LINES, [
+      0,
+      MAX_PAGE - 1,
+    ]),
+    resultChars: setting("maxResultChars", options.maxResultChars, DEFAULT_RESULT_CHARS, [
+      0,
       16_000_000,
-    ),
+    ]),
   };
 
   const description = [

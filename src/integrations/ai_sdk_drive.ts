@@ -35,7 +35,8 @@ export interface CodeToolPause {
 /**
  * Decides a paused run's waiting calls. Return a decision for each call to decide now; a call
  * left out (or `undefined` returned) stays waiting for someone else, and the tool answers
- * `paused`.
+ * `paused`. An exception it throws is the app's bug: it propagates (the AI SDK reports a tool
+ * error) and the run stays paused, listed by `runtime.pending()`.
  */
 export type OnPause = (
   pause: CodeToolPause,

@@ -298,6 +298,7 @@ step("codeTool() refuses bad input and unknown or foreign ids with typed errors"
   assert.equal(own.result, 1);
   await assert.rejects(() => codeTool(w.runtime, { maxRounds: 0 }), CordonError);
   await assert.rejects(() => codeTool(w.runtime, { waitMs: -1 }), /waitMs/);
+  await assert.rejects(() => codeTool(w.runtime, { maxConsoleLines: 500 }), /from 0 to 499/);
 });
 
 step("codeTool() bounds console lines and the result it hands the model", async (w) => {
@@ -390,6 +391,18 @@ step(
     const answered = await generateText({ ...settings, messages });
     assert.equal(answered.text, "got 42");
     assert.equal((await w.runtime.executions({ limit: 500 })).length, before + 1);
+  },
+);
+
+step(
+  "codeTool() with sessionId: declarations carry over from one tool call to the next",
+  async (w) => {
+    const opened = await w.runtime.execute({ code: "const base = 40;", session: true });
+    const sessionId = opened.meta.sessionId;
+    assert.ok(sessionId);
+    await call(w.runtime, { code: "const bonus = 2;" }, { sessionId });
+    const out = await call(w.runtime, { code: "return base + bonus" }, { sessionId });
+    assert.equal(out.result, 42);
   },
 );
 
