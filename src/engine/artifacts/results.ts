@@ -101,15 +101,20 @@ function shapeOf(value: unknown): ResultShape {
   return { type: value === null ? "null" : typeof value };
 }
 
-/** The reference to a stored result, from its artifact ref, value and JSON text. */
-export function resultReference(resultRef: string, value: unknown, json: string): ResultReference {
+/** The reference to a stored result, from its artifact ref, value, JSON text and its size. */
+export function resultReference(
+  resultRef: string,
+  value: unknown,
+  json: string,
+  totalBytes: number,
+): ResultReference {
   const preview = cutChars(json, RESULT_PREVIEW_CHARS);
   const nextCursor = String(new TextEncoder().encode(preview).byteLength);
   return {
     truncated: true,
     resultRef,
     mimeType: RESULT_MIME_TYPE,
-    totalBytes: new TextEncoder().encode(json).byteLength,
+    totalBytes,
     preview,
     shape: shapeOf(value),
     nextCursor,
@@ -166,5 +171,6 @@ export async function storeResult(
       sourceExecutionId: o.executionId,
       createdAt: Date.now(),
     }, data);
-  return { ok: true, reference: resultReference(`${name}@${row.version}`, o.value, o.json) };
+  const ref = `${name}@${row.version}`;
+  return { ok: true, reference: resultReference(ref, o.value, o.json, data.byteLength) };
 }
