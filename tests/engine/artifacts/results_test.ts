@@ -146,9 +146,16 @@ Deno.test("large results are stored as artifacts and read back in pages", async 
       } while (cursor);
       const rows = JSON.parse(text);
       return { rows: rows.length, last: rows.at(-1).name, pages }`;
+    // The declarations a model's code is checked against know codemode.readResult.
     const mine = completed(
-      await rt.execute({ code: reader, input: resultRef, namespace: "team-a" }),
+      await rt.execute({
+        code: reader.replace("resultRef: input", "resultRef: input as string"),
+        input: resultRef,
+        namespace: "team-a",
+        typecheck: "strict",
+      }),
     );
+    assert.deepEqual(mine.diagnostics, []);
     const pages = Math.ceil((big.result as ResultReference).totalBytes / 65536);
     assert.deepEqual(mine.result, { rows: 2000, last: "record 1999", pages });
 
