@@ -35,15 +35,19 @@ const RESULT_PREFIX = "results/";
 const RESULT_SUFFIX = ".json";
 
 /**
- * A statement that deletes the stored results of the executions `?, ?, …` (`list`) names: every
- * version under each one's result name in its namespace (the name belongs to the execution).
- * It reads the executions' rows, so it runs before they are deleted; it finds the versions by
- * the table's key.
+ * Statements that delete the stored results of the executions `?, ?, …` (`list`) names: every
+ * version under each one's result name in its namespace (the name belongs to the execution),
+ * and the name's version counter (an execution id is never given again, so no later save can
+ * take a number the deleted versions had). They read the executions' rows, so they run before
+ * those are deleted; they find their rows by the tables' keys. Each takes the ids as its args.
  */
-export function deleteResultsSql(list: string): string {
-  return `DELETE FROM artifacts WHERE (namespace, name) IN (
-    SELECT namespace, '${RESULT_PREFIX}' || id || '${RESULT_SUFFIX}' FROM executions
-    WHERE id IN (${list}))`;
+export function deleteResultsSql(list: string): string[] {
+  const names = `SELECT namespace, '${RESULT_PREFIX}' || id || '${RESULT_SUFFIX}' FROM executions
+    WHERE id IN (${list})`;
+  return [
+    `DELETE FROM artifacts WHERE (namespace, name) IN (${names})`,
+    `DELETE FROM artifact_names WHERE (namespace, name) IN (${names})`,
+  ];
 }
 
 /** Every column but the bytes. */

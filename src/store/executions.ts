@@ -242,13 +242,13 @@ export class ExecutionStore {
     // The call log and lines go in the same transaction, explicitly: a libSQL server
     // connection may not enforce ON DELETE CASCADE.
     // Its stored result (an artifact) goes with it, before its row (the delete reads it).
-    const [, , , rs] = await this.db.batch([
+    const results = await this.db.batch([
       { sql: "DELETE FROM calls WHERE execution_id = ?", args: [id] },
       { sql: "DELETE FROM logs WHERE execution_id = ?", args: [id] },
-      { sql: deleteResultsSql("?"), args: [id] },
+      ...deleteResultsSql("?").map((sql) => ({ sql, args: [id] })),
       { sql: "DELETE FROM executions WHERE id = ?", args: [id] },
     ]);
-    return rs.rowsAffected === 1;
+    return results.at(-1)!.rowsAffected === 1;
   }
 
   /** Deletes ended executions beyond the newest `keep`, with their call logs; returns how many. */

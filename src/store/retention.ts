@@ -38,14 +38,14 @@ const yieldToLoop = nextTurn;
 async function deleteExecutions(db: Db, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const list = ids.map(() => "?").join(", ");
-  const [, , , deleted] = await db.batch([
+  const results = await db.batch([
     { sql: `DELETE FROM calls WHERE execution_id IN (${list})`, args: ids },
     { sql: `DELETE FROM logs WHERE execution_id IN (${list})`, args: ids },
     // A stored result goes with its execution, or retention would keep it forever.
-    { sql: deleteResultsSql(list), args: ids },
+    ...deleteResultsSql(list).map((sql) => ({ sql, args: ids })),
     { sql: `DELETE FROM executions WHERE id IN (${list}) AND ${ENDED}`, args: ids },
   ]);
-  return deleted.rowsAffected;
+  return results.at(-1)!.rowsAffected;
 }
 
 /** Deletes chunk after chunk of what `select` names until it names nothing. */

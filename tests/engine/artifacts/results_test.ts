@@ -233,6 +233,14 @@ Deno.test("large results are stored as artifacts and read back in pages", async 
     const kept = await rt.saveArtifact({ name: "notes.txt", data: "mine", namespace: "team-c" });
     assert.ok(await rt.deleteExecution(a.executionId));
     assert.equal(await rt.artifact(a.meta.resultRef!, { namespace: "team-c" }), undefined);
+    // Its version counter went too (nothing of it is left): the name starts again from 1.
+    const again = await rt.saveArtifact({
+      name: `results/${a.executionId}.json`,
+      data: "{}",
+      namespace: "team-c",
+    });
+    assert.equal(again.version, 1);
+    assert.ok(await rt.deleteArtifact(again.name, { namespace: "team-c" }));
     assert.ok(await rt.artifact(b.meta.resultRef!, { namespace: "team-c" }));
     assert.equal(await rt.pruneExecutions({ olderThanMs: 0 }) > 0, true);
     assert.equal(await rt.execution(b.executionId), undefined);
