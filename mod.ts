@@ -36,6 +36,10 @@ export {
   type DeleteArtifactOptions,
   type ListArtifactsOptions,
   parseArtifactRef,
+  type ReadResultOptions,
+  type ResultPage,
+  type ResultReference,
+  type ResultShape,
   type SaveArtifactOptions,
 } from "./src/engine/mod.ts";
 export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";

@@ -17,6 +17,7 @@ import type {
 } from "../../engine/execution/types.ts";
 import { CordonError, type ErrorInfo, toErrorInfo } from "../../errors.ts";
 import { encodeValue } from "../../rpc/codec.ts";
+import { storedLogLines, storedResultLines } from "./render_stored.ts";
 
 /** Where a person decides paused calls; the service mounts its HTTP API here. */
 export const EXECUTIONS_API_PATH = "/v1/executions";
@@ -46,9 +47,12 @@ function pendingLine(p: PendingAction): string {
 export function executeText(out: ExecuteResult): string {
   const lines: string[] = [];
   switch (out.status) {
-    case "completed":
-      lines.push(out.result === undefined ? "(no value returned)" : toJsonText(out.result, 2));
+    case "completed": {
+      const stored = storedResultLines(out);
+      if (stored.length > 0) lines.push(...stored);
+      else lines.push(out.result === undefined ? "(no value returned)" : toJsonText(out.result, 2));
       break;
+    }
     case "paused": {
       const base = `${EXECUTIONS_API_PATH}/${out.executionId}`;
       lines.push(
@@ -64,7 +68,7 @@ export function executeText(out: ExecuteResult): string {
       lines.push(`Execution ${out.status}: ${errorLine(out.error)}`);
       break;
   }
-  lines.push(...logLines(out.logs));
+  lines.push(...logLines(out.logs), ...storedLogLines(out));
   if (out.diagnostics.length > 0) {
     lines.push("", "Diagnostics:");
     for (const d of out.diagnostics) {
@@ -90,6 +94,9 @@ const RUN_META_FIELDS = [
   "sessionId",
   "sessionStatus",
   "recoveryRef",
+  // Cordon's references to what was kept out of the answer (the result, the rest of the logs).
+  "resultRef",
+  "logRef",
 ] as const;
 
 /** The documented fields of an execution's meta. */

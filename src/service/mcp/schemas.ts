@@ -108,6 +108,8 @@ const RUN_META = z.looseObject({
   sessionId: z.string().optional(),
   sessionStatus: z.enum(["created", "reused"]).optional(),
   recoveryRef: z.string().optional(),
+  resultRef: z.string().optional().describe("The stored result, when it was over the inline limit"),
+  logRef: z.string().optional().describe("Reads every console line, when logs were cut"),
 });
 
 /**
