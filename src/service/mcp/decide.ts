@@ -188,17 +188,21 @@ export async function decideInClient(p: PendingAction, ctx: DecideContext): Prom
         ? answer.content.reason.trim().slice(0, 2_000)
         : undefined;
       try {
-        const out = await admitted(ctx, () =>
-          decision === "approve"
-            ? ctx.runtime.approve(p.executionId, { seq: p.seq })
-            : ctx.runtime.reject(p.executionId, { seq: p.seq, ...(reason ? { reason } : {}) }));
+        const out = await admitted(
+          ctx,
+          () =>
+            decision === "approve"
+              ? ctx.runtime.approve(p.executionId, { seq: p.seq })
+              : ctx.runtime.reject(p.executionId, { seq: p.seq, ...(reason ? { reason } : {}) }),
+        );
         return { kind: "result", out };
       } catch (err) {
         if (lostRace(err)) return { kind: "elsewhere" };
         if (!(err instanceof CordonError)) throw err;
         return {
           kind: "unanswered",
-          note: `The decision on call #${p.seq} could not be applied (${err.code}: ${err.message}).`,
+          note:
+            `The decision on call #${p.seq} could not be applied (${err.code}: ${err.message}).`,
         };
       }
     }
@@ -225,7 +229,8 @@ export async function decideInClient(p: PendingAction, ctx: DecideContext): Prom
     }
     return {
       kind: "unanswered",
-      note: `${MAX_VALUE_ATTEMPTS} answers for call #${p.seq} could not be used (last: ${problem}).`,
+      note:
+        `${MAX_VALUE_ATTEMPTS} answers for call #${p.seq} could not be used (last: ${problem}).`,
     };
   } finally {
     stop();

@@ -164,7 +164,8 @@ export function mcpHttpHandler(
       const forwarded = new Request(req.url, { method: "POST", headers });
       const res = await transport.handleRequest(forwarded, { parsedBody: body });
       if (session) res.headers.set("mcp-session-id", session);
-      const streaming = res.body && res.headers.get("content-type")?.startsWith("text/event-stream");
+      const streaming = res.body &&
+        res.headers.get("content-type")?.startsWith("text/event-stream");
       if (!streaming) {
         close();
         return res;

@@ -15,12 +15,7 @@ import type {
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type {
-  ExecuteRequest,
-  ExecuteResult,
-  ExecutionMeta,
-  Runtime,
-} from "../../engine/mod.ts";
+import type { ExecuteRequest, ExecuteResult, ExecutionMeta, Runtime } from "../../engine/mod.ts";
 import { errorInfo } from "../../errors.ts";
 import { extractCodeBlocks } from "../../engine/code/code_blocks.ts";
 import { executeCode } from "../../engine/code/executor.ts";

@@ -129,11 +129,13 @@ export class RunProgress implements Disposable {
     }).catch(() => {/* the client went away: the run goes on without it */});
   }
 
-  /** Stops listening and sending. */
+  /** Stops listening and sending; a pause or resume still queued goes out first. */
   [Symbol.dispose](): void {
     this.#stop();
     clearInterval(this.#heartbeat);
     if (this.#later !== undefined) clearTimeout(this.#later);
     this.#later = undefined;
+    if (this.#queued !== undefined && this.#queuedImportant) this.#send(this.#queued);
+    this.#queued = undefined;
   }
 }

@@ -79,7 +79,10 @@ export function outcomeText(out: Outcome & { meta?: ExecutionMeta }, note?: stri
       break;
     }
     case "running":
-      lines.push(`Execution ${out.executionId} is still running.`, ...goOnLines(out.executionId, false));
+      lines.push(
+        `Execution ${out.executionId} is still running.`,
+        ...goOnLines(out.executionId, false),
+      );
       break;
     case "rolled_back":
       lines.push(`Execution ${out.executionId} was rolled back.`);

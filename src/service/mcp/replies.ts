@@ -12,8 +12,15 @@
  *
  * @module
  */
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/sdk/shared/transport.js";
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** A request sent to a client that waits for its reply. */
 interface Waiting {
@@ -111,9 +118,7 @@ export class RepliedTransport implements Transport {
     if ("method" in message && message.method === "notifications/cancelled") {
       // The server gave up on a request (timeout, abort): name it as the client knows it.
       const params = message.params as { requestId?: RequestId } | undefined;
-      const wireId = params?.requestId === undefined
-        ? undefined
-        : this.#wire.get(params.requestId);
+      const wireId = params?.requestId === undefined ? undefined : this.#wire.get(params.requestId);
       if (wireId !== undefined && params?.requestId !== undefined) {
         this.#wire.delete(params.requestId);
         waiting.delete(wireId);

@@ -192,27 +192,34 @@ export async function createMcpFront(
     }
   });
 
-  server.registerTool("wait", {
-    title: "Wait for a run to end",
-    description:
-      `Wait until an execution ends (completed, error, rejected) or timeoutMs passes (default ${DEFAULT_WAIT_MS} ms), then answer as \`result\` does; a run that waits for a person stays paused until they decide.`,
-    inputSchema: WAIT_INPUT,
-    outputSchema: EXECUTE_OUTPUT,
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  }, async ({ executionId, timeoutMs }: { executionId: string; timeoutMs?: number }, extra: ToolExtra) => {
-    using progress = RunProgress.of(runtime, extra);
-    progress?.follow(executionId);
-    try {
-      return outcomeToolResult(
-        await awaitOutcome(runtime, executionId, namespace, {
-          timeoutMs: timeoutMs ?? DEFAULT_WAIT_MS,
-          signal: extra.signal,
-        }),
-      );
-    } catch (err) {
-      return errorToolResult(err, false);
-    }
-  });
+  server.registerTool(
+    "wait",
+    {
+      title: "Wait for a run to end",
+      description:
+        `Wait until an execution ends (completed, error, rejected) or timeoutMs passes (default ${DEFAULT_WAIT_MS} ms), then answer as \`result\` does; a run that waits for a person stays paused until they decide.`,
+      inputSchema: WAIT_INPUT,
+      outputSchema: EXECUTE_OUTPUT,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (
+      { executionId, timeoutMs }: { executionId: string; timeoutMs?: number },
+      extra: ToolExtra,
+    ) => {
+      using progress = RunProgress.of(runtime, extra);
+      progress?.follow(executionId);
+      try {
+        return outcomeToolResult(
+          await awaitOutcome(runtime, executionId, namespace, {
+            timeoutMs: timeoutMs ?? DEFAULT_WAIT_MS,
+            signal: extra.signal,
+          }),
+        );
+      } catch (err) {
+        return errorToolResult(err, false);
+      }
+    },
+  );
 
   registerProgramTools(server, runtime, inNamespace, driving);
 
