@@ -267,6 +267,27 @@ Deno.test("/mcp front door: elicitation, wait and result, progress, namespaces",
     });
 
     await t.step(
+      "execute_code: a block's pause is asked too; dismissed, it says how to go on",
+      async () => {
+        asking.answer = accept({ decision: "approve" });
+        const text =
+          '```ts\nconst sent = await mail.send({ to: "ivy" });\n```\n```ts\nreturn sent\n```';
+        const ran = await call(asking, "execute_code", { text });
+        assert.equal(ran.data.exitCode, 0, ran.text);
+        assert.match(ran.data.output, /sent to ivy/);
+        asking.answer = () => Promise.resolve({ action: "cancel" });
+        const held = await call(asking, "execute_code", { text });
+        assert.equal(held.data.exitCode, 1);
+        assert.match(
+          held.data.output,
+          /paused: execution exec_\w+ waits for a decision on mail\.send/,
+        );
+        assert.match(held.data.next, /call the `wait` tool with \{"executionId":"exec_\w+"\}/);
+        assert.equal(asking.asked.splice(0).length, 2);
+      },
+    );
+
+    await t.step(
       "result and wait for another namespace's id answer as for an unknown id",
       async () => {
         const mine = await call(plain, "execute", { code: "return 1" });
