@@ -84,7 +84,7 @@ const DISCOVERY_HINT =
   "Outside a program, this server's `search` and `describe` tools answer the same questions.";
 
 /**
- * Builds an MCP server over `runtime` with three tools:
+ * Builds an MCP server over `runtime` with these tools (and the code executor's):
  *
  * - `execute` runs code (`{ code, input?, timeoutMs? }`). Its description is
  *   {@link Runtime.modelDescription}: what the sandbox offers and the
@@ -92,8 +92,14 @@ const DISCOVERY_HINT =
  *   signatures with `search` and `describe`. The result is the execution
  *   result with the documented run meta only as `structuredContent` (the tool's
  *   `outputSchema`) and one readable text block; `isError` when the run
- *   ended in `error` or `rejected`. A paused run is not an error: its
- *   pending calls are decided through the HTTP API.
+ *   ended in `error` or `rejected`. When the run pauses and the client declared
+ *   elicitation, each waiting call is asked about in the client (approve or reject with a
+ *   reason; a value as JSON text) and the run continues in the same call; declined or
+ *   unanswered, it stays paused (not an error), and the answer names `wait` and `result`.
+ *   With `_meta.progressToken`, `notifications/progress` come while it runs.
+ * - `result` (`{ executionId }`) answers where a run of this namespace is now, and `wait`
+ *   (`{ executionId, timeoutMs? }`, at most 120 s) answers once it ends; another namespace's id
+ *   is `execution_not_found`, as an unknown one.
  * - `search` (`{ query, limit?, cursor? }`) ranks tools and snippets.
  * - `describe` (`{ path }`) gives one tool's or snippet's signature; an
  *   unknown path is an error result with its code (`tool_not_found`, …).
