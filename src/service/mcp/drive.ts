@@ -89,7 +89,7 @@ export async function driveRun(
       continue;
     }
     // Decided elsewhere: follow the run until it ends or stops again, and say so.
-    note = `Call #${next.seq} was decided elsewhere (the HTTP API or the console).`;
+    note = `Call #${next.seq} was decided elsewhere (the HTTP API, the console, or expiry).`;
     out = await awaitOutcome(o.runtime, out.executionId, o.namespace, {
       timeoutMs: MAX_WAIT_MS,
       signal: o.signal,

@@ -16,7 +16,11 @@ import {
 import { repliesAwaited } from "../../../src/service/mcp/replies.ts";
 import { openService, type TestService } from "../_service.ts";
 
-type Answer = (req: ElicitRequest["params"], signal: AbortSignal) => Promise<ElicitResult>;
+type Answer = (
+  req: ElicitRequest["params"],
+  signal: AbortSignal,
+  requestId: string | number,
+) => Promise<ElicitResult>;
 
 interface Door {
   client: Client;
@@ -40,9 +44,9 @@ async function connect(t: TestService, token: string, elicits: boolean): Promise
   if (elicits) {
     client.setRequestHandler(
       ElicitRequestSchema,
-      (req: ElicitRequest, extra: { signal: AbortSignal }) => {
+      (req: ElicitRequest, extra: { signal: AbortSignal; requestId: string | number }) => {
         door.asked.push(req.params);
-        return door.answer(req.params, extra.signal);
+        return door.answer(req.params, extra.signal, extra.requestId);
       },
     );
   }
@@ -244,6 +248,34 @@ Deno.test("/mcp front door: elicitation, wait and result, progress, namespaces",
         asking.asked.splice(0);
       },
     );
+
+    await t.step("a reply from another namespace's key does not answer a question", async () => {
+      let forged = 0;
+      asking.answer = async (_q, _signal, requestId) => {
+        const res = await fetch(`${svc.service.url}/mcp`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${other}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: requestId,
+            result: { action: "accept", content: { decision: "approve" } },
+          }),
+        });
+        forged = res.status;
+        await res.body?.cancel();
+        await new Promise((r) => setTimeout(r, 200));
+        return { action: "decline" };
+      };
+      const out = await call(asking, "execute", { code: 'return await mail.send({ to: "zed" })' });
+      assert.equal(forged, 202, "accepted and dropped, as a late reply is");
+      assert.equal(out.data.status, "paused", out.text);
+      assert.match(out.data.note, /declined/);
+      asking.asked.splice(0);
+    });
 
     await t.step("progress notifications: calls, a pause and a resume", async () => {
       asking.answer = async () => {
