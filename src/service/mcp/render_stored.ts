@@ -6,7 +6,14 @@
  * @module
  */
 import type { ResultReference, ResultShape } from "../../engine/artifacts/results.ts";
-import type { ExecuteResult } from "../../engine/execution/types.ts";
+import type { ExecutionMeta } from "../../engine/execution/types.ts";
+
+/** What these lines read of an outcome: a live result or one read back from the store. */
+interface Rendered {
+  status: string;
+  result?: unknown;
+  meta?: Pick<ExecutionMeta, "resultRef" | "logRef" | "logsTruncated">;
+}
 
 /** Where the service serves artifacts and logs (the text names the routes for HTTP clients). */
 const ARTIFACTS_PATH = "/v1/artifacts";
@@ -25,8 +32,8 @@ function shapeLine(shape: ResultShape): string {
 }
 
 /** The lines describing a stored result: what it is, a preview, and how to page through it. */
-export function storedResultLines(out: ExecuteResult): string[] {
-  if (out.status !== "completed" || !out.meta.resultRef) return [];
+export function storedResultLines(out: Rendered): string[] {
+  if (out.status !== "completed" || !out.meta?.resultRef) return [];
   const ref = out.result as ResultReference;
   const at = ref.resultRef.lastIndexOf("@");
   const http = `GET ${ARTIFACTS_PATH}/${ref.resultRef.slice(0, at)}?version=${
@@ -49,9 +56,9 @@ export function storedResultLines(out: ExecuteResult): string[] {
 }
 
 /** The line saying where the console lines left out of the answer are. */
-export function storedLogLines(out: ExecuteResult): string[] {
-  const logRef = out.meta.logRef;
-  if (!out.meta.logsTruncated || !logRef) return [];
+export function storedLogLines(out: Rendered): string[] {
+  const logRef = out.meta?.logRef;
+  if (!out.meta?.logsTruncated || !logRef) return [];
   return [
     `(More console output than shown: read every kept line with codemode.readLogs({ logRef: "${logRef}" }) in a program, or GET ${LOGS_PATH}/${logRef}.)`,
   ];

@@ -175,6 +175,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     return await mcpHttpHandler(deps.runtime, {
       namespace: principal.namespace,
       admit: () => deps.gate.enter(principal.namespace),
+      // Approving in the client is deciding: only keys that may decide are asked.
+      approvals: allowed(principal, "approve"),
     })(c.req.raw);
   });
   return app;
