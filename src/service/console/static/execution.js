@@ -38,10 +38,10 @@ export async function executionView(root, [id], ctx) {
   );
   let lines = 0;
   let d;
+  let saveEl;
 
   function drawHead() {
     const buttons = [];
-    if (d.status === "completed") buttons.push(saveForm(d));
     if (
       d.status !== "running" && d.status !== "paused" && d.status !== "rolled_back" &&
       d.calls.some((c) => c.state === "applied")
@@ -102,7 +102,10 @@ export async function executionView(root, [id], ctx) {
     if (d.pending.length) {
       parts.push(section("Waiting", d.pending.map((p) => pendingCard(p, () => refresh()))));
     }
-    if (d.status === "completed") parts.push(section("Result", jsonBlock(d.result, true)));
+    if (d.status === "completed") {
+      // The form outlives redraws: a name being typed, or the saved link, stays.
+      parts.push(section("Result", jsonBlock(d.result, true), saveEl ??= saveForm(d)));
+    }
     if (d.error) {
       const loc = d.error.location;
       parts.push(section(
@@ -237,7 +240,7 @@ function saveForm(d) {
     type: "text",
     placeholder: "snippet-name",
     "aria-label": "Snippet name",
-    pattern: "[A-Za-z][\\w-]{0,63}",
+    pattern: "[A-Za-z][\\w\\-]{0,63}",
     required: true,
   });
   const description = h("input", {
