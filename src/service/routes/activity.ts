@@ -76,7 +76,10 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
                 await stream.writeSSE({ event: "reset", data: JSON.stringify({ lastId: sent }) });
               } else sent = after;
             }
-            await stream.writeSSE({ event: "ready", data: JSON.stringify({ lastId: feed.lastId }) });
+            await stream.writeSSE({
+              event: "ready",
+              data: JSON.stringify({ lastId: feed.lastId }),
+            });
             while (!stop.signal.aborted && !feed.closed) {
               const changed = feed.changed();
               const fresh = feed.after(sent);
@@ -88,7 +91,11 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
                 sent = e.id;
                 if (!mine(e)) continue;
                 const { id, ...data } = e;
-                await stream.writeSSE({ id: String(id), event: e.change, data: JSON.stringify(data) });
+                await stream.writeSSE({
+                  id: String(id),
+                  event: e.change,
+                  data: JSON.stringify(data),
+                });
               }
               const before = sent;
               await wait(KEEPALIVE_MS, stop.signal, changed);

@@ -166,8 +166,10 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
   // The operator console: files only, no data and no key; it calls the API like any client.
   const consoleAssets = new ConsoleAssets();
   app.get(CONSOLE_PAGE, (c) => consoleAssets.serve(c.req.raw, "index.html"));
-  app.get(`${CONSOLE_PREFIX}*`, (c) =>
-    consoleAssets.serve(c.req.raw, c.req.path.slice(CONSOLE_PREFIX.length)));
+  app.get(
+    `${CONSOLE_PREFIX}*`,
+    (c) => consoleAssets.serve(c.req.raw, c.req.path.slice(CONSOLE_PREFIX.length)),
+  );
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {
       const principal = r.access === "public" ? LOCAL : await principalOf(c);

@@ -113,7 +113,11 @@ Deno.test("console files: every file is served, small, and loads nothing from el
     // No other host: no CDN, no font service, no analytics.
     assert.doesNotMatch(text, /https?:\/\/|\/\/[a-z0-9.-]+\.[a-z]{2,}\//i, name);
     if (name.endsWith(".js")) {
-      assert.doesNotMatch(text, /\binnerHTML\b|\bouterHTML\b|insertAdjacentHTML|\beval\(|new Function/, name);
+      assert.doesNotMatch(
+        text,
+        /\binnerHTML\b|\bouterHTML\b|insertAdjacentHTML|\beval\(|new Function/,
+        name,
+      );
       assert.doesNotMatch(text, /\blocalStorage\b/, `${name}: the key stays per tab`);
     }
   }

@@ -37,7 +37,8 @@ const badgeOf = (id: string, status: string) =>
   `#executions tr[data-id="${id}"] [data-status="${status}"]`;
 
 Deno.test({
-  name: "console in Chromium: live list, approve, reject, resolve, save as snippet, screenshots",
+  name:
+    "console in Chromium: live list, approve, reject, resolve, snippets, connectors, artifacts, sessions, screenshots",
   ignore: !PRESENT && !CI,
   sanitizeResources: false,
   sanitizeOps: false,
@@ -89,7 +90,7 @@ Deno.test({
     // The execution page: approve in place, watch it end, save it as a snippet.
     await page.goto(`${t.service.url}/#/executions/${approveMe}`);
     await page.locator("#console-lines", { hasText: "drafting the weekly report" }).waitFor();
-    await page.locator('.code .t-k', { hasText: "await" }).first().waitFor();
+    await page.locator(".code .t-k", { hasText: "await" }).first().waitFor();
     await page.locator('.pending [data-action="approve"]').click();
     await page.locator('#view .bar [data-status="completed"]').waitFor();
     await page.locator('tr[data-seq="2"] [data-status="applied"]').waitFor();
@@ -111,6 +112,55 @@ Deno.test({
     assert.equal(snippet.json.code, GATED);
     assert.equal((await t.call("GET", "/v1/pending")).json.items.length, 0);
 
+    // Snippets: listed, read, run with input (the run opens, and pauses at its mail).
+    await page.click('nav a[data-view="snippets"]');
+    await page.getByRole("link", { name: "weekly-report" }).click();
+    await page.locator(".code", { hasText: "drafting the weekly report" }).waitFor();
+    await page.getByLabel("Input (JSON)").fill('{ "week": 12 }');
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await page.locator('#view .bar [data-status="paused"]').waitFor();
+    const rerun = decodeURIComponent(page.url().split("#/executions/")[1]);
+    assert.deepEqual((await t.call("GET", `/v1/executions/${rerun}`)).json.input, { week: 12 });
+
+    // Connectors: check one, search, describe a tool.
+    await page.click('nav a[data-view="connectors"]');
+    const mailRow = page.locator("tr", { has: page.getByRole("link", { name: "mail" }) });
+    await mailRow.getByRole("button", { name: "Check" }).click();
+    await mailRow.getByText("ready").waitFor();
+    await page.getByLabel("Search").fill("mail");
+    await page.getByLabel("Search").press("Enter");
+    await page.getByRole("link", { name: "mail.send" }).click();
+    await page.locator("#described", { hasText: "Promise<string>" }).waitFor();
+
+    // Artifacts: listed with their versions, downloaded with the key.
+    for (const text of ["week,total\n11,42\n", "week,total\n12,40\n"]) {
+      const put = await fetch(`${t.service.url}/v1/artifacts/reports/weekly.csv`, {
+        method: "PUT",
+        headers: { "content-type": "text/csv" },
+        body: text,
+      });
+      assert.equal(put.status, 201);
+      await put.body?.cancel();
+    }
+    await page.click('nav a[data-view="artifacts"]');
+    await page.getByRole("link", { name: "reports/weekly.csv" }).click();
+    await page.getByText("v1", { exact: true }).waitFor();
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      page.locator("tr", { hasText: "v2" }).getByRole("button", { name: "Download" }).click(),
+    ]);
+    assert.equal(file.suggestedFilename(), "weekly.csv");
+    assert.equal(await Deno.readTextFile((await file.path())!), "week,total\n12,40\n");
+
+    // Sessions: a live one is listed and closed from the page.
+    const session = await t.call("POST", "/v1/executions", { code: "return 1", session: true });
+    const sessionId = session.json.meta.sessionId;
+    await page.click('nav a[data-view="sessions"]');
+    const sessionRow = page.locator("tr", { hasText: sessionId });
+    await sessionRow.getByRole("button", { name: "Close" }).click();
+    await page.getByText("No live sessions.").waitFor();
+    assert.deepEqual((await t.call("GET", "/v1/sessions")).json.items, []);
+
     // The list caught every end live too.
     await page.goto(`${t.service.url}/#/executions`);
     await page.locator(badgeOf(rejectMe, "rejected")).waitFor();
@@ -120,10 +170,11 @@ Deno.test({
   },
 });
 
-async function keyedService(): Promise<{ t: TestService; token: string }> {
+async function keyedService(): Promise<{ t: TestService; token: string; admin: string }> {
   const t = await openService({ auth: "keys" });
   const { token } = await t.service.keys.create({ name: "ops", scopes: ["execute", "approve"] });
-  return { t, token };
+  const { token: admin } = await t.service.keys.create({ name: "root", scopes: ["admin"] });
+  return { t, token, admin };
 }
 
 Deno.test({
@@ -133,7 +184,7 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     assert.ok(PRESENT, "CI needs Chromium at /usr/bin/chromium (.ci/run installs it)");
-    const { t, token } = await keyedService();
+    const { t, token, admin } = await keyedService();
     await using _t = t;
     await using b = await openBrowser(t.service.url);
     const { page } = b;
@@ -157,6 +208,29 @@ Deno.test({
     await page.reload();
     await page.locator("#live.on").waitFor();
     assert.equal(await page.locator("#key-form").isHidden(), true);
+
+    // "forget" drops it; an admin key then makes a key (its token shown once) and revokes it.
+    await page.getByRole("button", { name: "forget" }).click();
+    await page.locator("#key-form").waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("cordon.key")), null);
+    await page.fill("#key-input", admin);
+    await page.click('#key-form button[type="submit"]');
+    await page.locator("#create-key").waitFor();
+    await page.getByLabel("Key name").fill("ci");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const made = await page.locator("#new-token").innerText();
+    assert.match(made, /^cordon_/);
+    const ran = await t.call("POST", "/v1/executions", { code: "return 3" }, {
+      authorization: `Bearer ${made}`,
+    });
+    assert.equal(ran.json.result, 3, "the token shown works");
+    page.once("dialog", (d) => d.accept());
+    await page.locator("tr", { hasText: "ci" }).getByRole("button", { name: "Revoke" }).click();
+    await page.locator("tr", { hasText: "ci" }).locator('[data-status="revoked"]').waitFor();
+    const refused = await t.call("GET", "/v1/executions", undefined, {
+      authorization: `Bearer ${made}`,
+    });
+    assert.equal(refused.status, 401);
     assert.deepEqual(b.foreign, []);
     assert.deepEqual(b.errors, []);
   },

@@ -77,10 +77,15 @@ Deno.test("ActivityFeed: an execution it does not track is looked up once, its e
     // A run paused before this process started comes back to life.
     emit(call("old"));
     emit({ type: "log", executionId: "old", entry: { level: "log", message: "x", atMs: 1 } });
-    emit({ type: "done", executionId: "old", status: "error", error: {
-      code: "script_error",
-      message: "m".repeat(1_000),
-    } });
+    emit({
+      type: "done",
+      executionId: "old",
+      status: "error",
+      error: {
+        code: "script_error",
+        message: "m".repeat(1_000),
+      },
+    });
     emit(call("a"));
     emit({ type: "paused", executionId: "a", pending: [] });
     // An execution the store does not know (deleted meanwhile) is dropped quietly.

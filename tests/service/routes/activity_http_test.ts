@@ -19,7 +19,10 @@ Deno.test("GET /v1/events: each run's start, pause, resumption and end, errors a
   await new Promise((r) => setTimeout(r, 200));
   const a = (await t.call("POST", "/v1/executions", { code: GATED })).json;
   assert.equal(a.status, "paused");
-  assert.equal((await t.call("POST", `/v1/executions/${a.executionId}/approve`)).json.status, "completed");
+  assert.equal(
+    (await t.call("POST", `/v1/executions/${a.executionId}/approve`)).json.status,
+    "completed",
+  );
   const b = (await t.call("POST", "/v1/executions", { code: GATED })).json;
   const rejected = await t.call("POST", `/v1/executions/${b.executionId}/reject`, {
     reason: "not today",

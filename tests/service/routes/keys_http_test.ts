@@ -52,7 +52,12 @@ Deno.test("/v1/keys: admins list, create and revoke keys; other keys get 403", a
   assert.ok(!text.includes(made.json.token), "a token is never listed");
   assert.ok(!/"hash"/.test(text), "nor its hash");
 
-  const revoked = await t.call("DELETE", `/v1/keys/${made.json.key.id}`, undefined, as(admin.token));
+  const revoked = await t.call(
+    "DELETE",
+    `/v1/keys/${made.json.key.id}`,
+    undefined,
+    as(admin.token),
+  );
   assert.equal(revoked.status, 200);
   assert.deepEqual(revoked.json, { revoked: true });
   assert.equal((await t.call("GET", "/v1/executions", undefined, as(made.json.token))).status, 401);
@@ -104,8 +109,11 @@ Deno.test("/openapi.json documents the key routes and the activity stream", asyn
   const doc = (await t.call("GET", "/openapi.json")).json;
   assert.equal(doc.paths["/v1/keys"].get["x-cordon-access"], "admin");
   assert.equal(doc.paths["/v1/keys"].post["x-cordon-access"], "admin");
-  assert.deepEqual(doc.paths["/v1/keys"].post.requestBody.content["application/json"].schema
-    .required, ["name", "scopes"]);
+  assert.deepEqual(
+    doc.paths["/v1/keys"].post.requestBody.content["application/json"].schema
+      .required,
+    ["name", "scopes"],
+  );
   assert.equal(doc.paths["/v1/keys/{id}"].delete["x-cordon-access"], "admin");
   const events = doc.paths["/v1/events"].get;
   assert.equal(events["x-cordon-access"], "read");
