@@ -58,8 +58,8 @@ export async function openBrowser(origin: string): Promise<ConsoleBrowser> {
     return route.abort();
   });
   const page = context.pages()[0] ?? await context.newPage();
-  // A step that has not happened in 10 s will not: fail while the test is still short.
-  page.setDefaultTimeout(10_000);
+  // A step that has not happened in 20 s will not (a busy CI machine included): fail early.
+  page.setDefaultTimeout(20_000);
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
     // A refused request (401 before the key is given, 403 without a scope) is the API's answer.

@@ -14,7 +14,6 @@ import {
   openBrowser,
   pngStats,
   start,
-  until,
 } from "./_browser.ts";
 
 const PRESENT = haveChromium();
@@ -31,6 +30,12 @@ async function shot(b: ConsoleBrowser, dir: string, name: string): Promise<void>
   assert.ok(png.length > 20_000, `${name}: ${png.length} bytes is too small to show a page`);
   assert.ok(stats.distinct > 40, `${name} looks blank (${stats.distinct} distinct values)`);
   assert.deepEqual([...(await Deno.readFile(`${dir}/${name}.png`)).subarray(1, 4)], [80, 78, 71]);
+}
+
+/** The view shows no stray `null` or `undefined` (a value the page failed to render). */
+async function assertClean(b: ConsoleBrowser, what: string): Promise<void> {
+  const text = await b.page.locator("#view").innerText();
+  assert.doesNotMatch(text, /^(?:null|undefined)$|\bundefined\b|\[object Object\]/m, what);
 }
 
 const badgeOf = (id: string, status: string) =>
@@ -72,6 +77,7 @@ Deno.test({
     const cardOf = (id: string) => page.locator(`.pending[data-execution="${id}"]`);
     await cardOf(resolveMe).waitFor();
     await shot(b, shots, "pending");
+    await assertClean(b, "pending");
     await cardOf(rejectMe).getByLabel("Reason").fill("not this week");
     await cardOf(rejectMe).locator('[data-action="reject"]').click();
     await cardOf(rejectMe).getByText("the run is now rejected").waitFor();
@@ -99,6 +105,7 @@ Deno.test({
     await page.getByRole("button", { name: "Save as snippet" }).click();
     await page.locator("#save-snippet a.ok", { hasText: "Saved weekly-report v1" }).waitFor();
     await shot(b, shots, "execution");
+    await assertClean(b, "execution");
 
     // What the page did is what the API holds.
     assert.equal((await t.call("GET", `/v1/executions/${approveMe}`)).json.status, "completed");
@@ -116,6 +123,7 @@ Deno.test({
     await page.click('nav a[data-view="snippets"]');
     await page.getByRole("link", { name: "weekly-report" }).click();
     await page.locator(".code", { hasText: "drafting the weekly report" }).waitFor();
+    await assertClean(b, "snippet");
     await page.getByLabel("Input (JSON)").fill('{ "week": 12 }');
     await page.getByRole("button", { name: "Run", exact: true }).click();
     await page.locator('#view .bar [data-status="paused"]').waitFor();
@@ -124,13 +132,16 @@ Deno.test({
 
     // Connectors: check one, search, describe a tool.
     await page.click('nav a[data-view="connectors"]');
-    const mailRow = page.locator("tr", { has: page.getByRole("link", { name: "mail" }) });
+    const mailRow = page.locator("tr", {
+      has: page.getByRole("link", { name: "mail", exact: true }),
+    });
     await mailRow.getByRole("button", { name: "Check" }).click();
     await mailRow.getByText("ready").waitFor();
     await page.getByLabel("Search").fill("mail");
     await page.getByLabel("Search").press("Enter");
     await page.getByRole("link", { name: "mail.send" }).click();
     await page.locator("#described", { hasText: "Promise<string>" }).waitFor();
+    await assertClean(b, "connector");
 
     // Artifacts: listed with their versions, downloaded with the key.
     for (const text of ["week,total\n11,42\n", "week,total\n12,40\n"]) {
@@ -145,6 +156,7 @@ Deno.test({
     await page.click('nav a[data-view="artifacts"]');
     await page.getByRole("link", { name: "reports/weekly.csv" }).click();
     await page.getByText("v1", { exact: true }).waitFor();
+    await assertClean(b, "artifact");
     const [file] = await Promise.all([
       page.waitForEvent("download"),
       page.locator("tr", { hasText: "v2" }).getByRole("button", { name: "Download" }).click(),
@@ -224,9 +236,12 @@ Deno.test({
       authorization: `Bearer ${made}`,
     });
     assert.equal(ran.json.result, 3, "the token shown works");
+    const listed = await t.call("GET", "/v1/keys", undefined, { authorization: `Bearer ${admin}` });
+    const ci = listed.json.items.find((k: { name: string }) => k.name === "ci");
+    const ciRow = page.locator(`tr[data-key="${ci.id}"]`);
     page.once("dialog", (d) => d.accept());
-    await page.locator("tr", { hasText: "ci" }).getByRole("button", { name: "Revoke" }).click();
-    await page.locator("tr", { hasText: "ci" }).locator('[data-status="revoked"]').waitFor();
+    await ciRow.getByRole("button", { name: "Revoke" }).click();
+    await ciRow.locator('[data-status="revoked"]').waitFor();
     const refused = await t.call("GET", "/v1/executions", undefined, {
       authorization: `Bearer ${made}`,
     });

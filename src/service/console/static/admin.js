@@ -1,6 +1,6 @@
 // Artifacts (download, versions), sessions (close) and API keys (create, list, revoke).
 import { api, download } from "./api.js";
-import { action, ago, badge, bytes, errorBox, fill, h, table, time } from "./dom.js";
+import { action, add, ago, badge, bytes, errorBox, fill, h, table, time } from "./dom.js";
 
 const artifactPath = (name) => name.split("/").map(encodeURIComponent).join("/");
 
@@ -27,7 +27,8 @@ export async function artifactsView(root, _params, ctx) {
   });
   const out = h("div");
   const list = h("div");
-  root.append(
+  add(
+    root,
     h(
       "div",
       { class: "bar" },
@@ -75,7 +76,8 @@ export async function artifactsView(root, _params, ctx) {
 export async function artifactView(root, [name]) {
   const out = h("div");
   const { items } = await api("GET", `/v1/artifact-versions/${artifactPath(name)}`);
-  root.append(
+  add(
+    root,
     h("div", { class: "bar" }, h("h1", {}, name)),
     out,
     table(
@@ -110,7 +112,8 @@ export async function artifactView(root, [name]) {
 export async function sessionsView(root, _params, ctx) {
   const out = h("div");
   const list = h("div");
-  root.append(
+  add(
+    root,
     h("div", { class: "bar" }, h("h1", {}, "Sessions")),
     h("p", { class: "muted" }, "Live sessions of this server process (sessions are node-local)."),
     out,
@@ -218,7 +221,7 @@ export async function keysView(root, _params, ctx) {
     scopes,
     h("button", { type: "submit" }, "Create key"),
   );
-  root.append(h("div", { class: "bar" }, h("h1", {}, "API keys")), create, out, list);
+  add(root, h("div", { class: "bar" }, h("h1", {}, "API keys")), create, out, list);
   async function load() {
     const { items } = await api("GET", "/v1/keys");
     if (ctx.signal.aborted) return;

@@ -1,7 +1,7 @@
 // Connectors: their tools, a check that each backend answers, search over tools and snippets,
 // and one tool described.
 import { api } from "./api.js";
-import { action, errorBox, fill, h, jsonBlock, section, table } from "./dom.js";
+import { action, add, errorBox, fill, h, jsonBlock, section, table } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 
 function flags(annotations = {}) {
@@ -56,7 +56,8 @@ export async function connectorsView(root) {
     }
   };
   q.addEventListener("change", search);
-  root.append(
+  add(
+    root,
     h(
       "div",
       { class: "bar" },
@@ -66,21 +67,24 @@ export async function connectorsView(root) {
     hits,
   );
   const { items } = await api("GET", "/v1/connectors");
-  root.append(table(
-    ["Connector", "Description", "Tools", "Check"],
-    items.map((c) => {
-      const out = h("span");
-      return h(
-        "tr",
-        {},
-        h("td", {}, h("a", { href: `#/connectors/${encodeURIComponent(c.name)}` }, c.name)),
-        h("td", {}, c.description ?? ""),
-        h("td", {}, c.tools.length),
-        h("td", {}, action("Check", async () => fill(out, await check(c.name))), " ", out),
-      );
-    }),
-    "No connectors.",
-  ));
+  add(
+    root,
+    table(
+      ["Connector", "Description", "Tools", "Check"],
+      items.map((c) => {
+        const out = h("span");
+        return h(
+          "tr",
+          {},
+          h("td", {}, h("a", { href: `#/connectors/${encodeURIComponent(c.name)}` }, c.name)),
+          h("td", {}, c.description ?? ""),
+          h("td", {}, c.tools.length),
+          h("td", {}, action("Check", async () => fill(out, await check(c.name))), " ", out),
+        );
+      }),
+      "No connectors.",
+    ),
+  );
 }
 
 async function check(name) {
@@ -98,7 +102,8 @@ export async function connectorView(root, [name], ctx) {
   const { items } = await api("GET", "/v1/connectors");
   const c = items.find((x) => x.name === name);
   if (!c) {
-    return void root.append(
+    return void add(
+      root,
       errorBox({ code: "connector_not_found", message: `There is no connector ${name}` }),
     );
   }
@@ -131,7 +136,8 @@ export async function connectorView(root, [name], ctx) {
     }
   };
   const out = h("span");
-  root.append(
+  add(
+    root,
     h(
       "div",
       { class: "bar" },

@@ -22,6 +22,12 @@ function append(el, children) {
   }
 }
 
+/** Appends children to `el`, skipping null, undefined and false (Element.append would not). */
+export function add(el, ...children) {
+  append(el, children);
+  return el;
+}
+
 /** Replaces what `el` holds. */
 export function fill(el, ...children) {
   el.replaceChildren();

@@ -3,6 +3,7 @@
 import { api, follow } from "./api.js";
 import {
   action,
+  add,
   badge,
   debounce,
   duration,
@@ -28,7 +29,8 @@ export async function executionView(root, [id], ctx) {
   const calls = h("div");
   const timeline = h("ol", { class: "timeline" });
   const more = h("div");
-  root.append(
+  add(
+    root,
     head,
     top,
     section("Console", logs),

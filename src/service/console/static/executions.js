@@ -1,7 +1,7 @@
 // Executions, live: the newest runs of the key's namespace, filtered by status, updated as
 // runs start, pause, resume and end (from the activity stream).
 import { api } from "./api.js";
-import { ago, badge, debounce, duration, errorBox, fill, h, table } from "./dom.js";
+import { add, ago, badge, debounce, duration, errorBox, fill, h, table } from "./dom.js";
 
 const STATUSES = ["", "running", "paused", "completed", "error", "rejected", "rolled_back"];
 const PAGE = 50;
@@ -30,12 +30,7 @@ export async function executionsView(root, _params, ctx) {
     "Load more",
   );
   const problem = h("div");
-  root.append(
-    h("div", { class: "bar" }, h("h1", {}, "Executions"), filter),
-    problem,
-    body,
-    more,
-  );
+  add(root, h("div", { class: "bar" }, h("h1", {}, "Executions"), filter), problem, body, more);
 
   function row(x) {
     const took = (x.endedAt ?? (x.status === "running" ? Date.now() : x.updatedAt)) - x.createdAt;

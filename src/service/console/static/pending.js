@@ -2,7 +2,7 @@
 // client's value (resolve, with a JSON editor checked against the tool's output schema here
 // and by the server), updated live.
 import { api } from "./api.js";
-import { action, ago, debounce, errorBox, fill, h, jsonBlock } from "./dom.js";
+import { action, add, ago, debounce, errorBox, fill, h, jsonBlock } from "./dom.js";
 import { readJson } from "./schema.js";
 
 let tools; // connector.tool -> { outputSchema, description }, read once per page load
@@ -116,7 +116,7 @@ export function pendingCard(p, onDone) {
 
 export async function pendingView(root, _params, ctx) {
   const list = h("div", { id: "pending" });
-  root.append(h("div", { class: "bar" }, h("h1", {}, "Pending")), list);
+  add(root, h("div", { class: "bar" }, h("h1", {}, "Pending")), list);
   const shown = new Set();
 
   async function load() {

@@ -2,6 +2,7 @@
 import { api } from "./api.js";
 import {
   action,
+  add,
   ago,
   badge,
   errorBox,
@@ -17,28 +18,31 @@ import { codeBlock } from "./highlight.js";
 import { readJson } from "./schema.js";
 
 export async function snippetsView(root) {
-  root.append(h("div", { class: "bar" }, h("h1", {}, "Snippets")));
+  add(root, h("div", { class: "bar" }, h("h1", {}, "Snippets")));
   const { items } = await api("GET", "/v1/snippets");
-  root.append(table(
-    ["Name", "Version", "Description", "Connectors", "Saved"],
-    items.map((s) =>
-      h(
-        "tr",
-        {},
+  add(
+    root,
+    table(
+      ["Name", "Version", "Description", "Connectors", "Saved"],
+      items.map((s) =>
         h(
-          "td",
+          "tr",
           {},
-          h("a", { href: `#/snippets/${encodeURIComponent(s.name)}` }, s.name),
-          s.stale ? badge("stale") : null,
-        ),
-        h("td", {}, `v${s.version}`),
-        h("td", {}, s.description),
-        h("td", {}, s.connectors.join(", ")),
-        h("td", { title: time(s.savedAt) }, ago(s.savedAt)),
-      )
+          h(
+            "td",
+            {},
+            h("a", { href: `#/snippets/${encodeURIComponent(s.name)}` }, s.name),
+            s.stale ? badge("stale") : null,
+          ),
+          h("td", {}, `v${s.version}`),
+          h("td", {}, s.description),
+          h("td", {}, s.connectors.join(", ")),
+          h("td", { title: time(s.savedAt) }, ago(s.savedAt)),
+        )
+      ),
+      "No snippets yet: save one from a completed execution.",
     ),
-    "No snippets yet: save one from a completed execution.",
-  ));
+  );
 }
 
 export async function snippetView(root, [name]) {
@@ -69,7 +73,8 @@ export async function snippetView(root, [name]) {
     const read = readJson(input.value, s.inputSchema, true);
     fill(problems, read.ok ? [] : read.errors.map((x) => h("li", {}, x)));
   });
-  root.append(
+  add(
+    root,
     h(
       "div",
       { class: "bar" },
