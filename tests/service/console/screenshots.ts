@@ -49,6 +49,8 @@ return { sums, total: sums.reduce((a, b) => a + b, 0) };`,
   await page.goto(`${t.service.url}/#/pending`);
   await page.locator(`.pending[data-execution="${asks}"]`).waitFor();
   await page.locator(`.pending[data-execution="${asks}"] textarea`).fill('"Ada"');
+  await page.locator(`.pending[data-execution="${asks}"] [data-action="resolve"]:not([disabled])`)
+    .waitFor();
   await save("pending");
   await page.goto(`${t.service.url}/#/executions/${gated}`);
   await page.locator("#console-lines", { hasText: "drafting" }).waitFor();
