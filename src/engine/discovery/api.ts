@@ -73,8 +73,8 @@ function describer(
     Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r), namespace));
 }
 
-/** The store readers a script reaches through `codemode.readLogs`/`readRecovery`. */
-export type PlatformReaders = Pick<PlatformHost, "readLogs" | "readRecovery">;
+/** The store readers a script reaches through `codemode.readLogs`/`readRecovery`/`readResult`. */
+export type PlatformReaders = Pick<PlatformHost, "readLogs" | "readRecovery" | "readResult">;
 
 /** The `codemode` host for scripts. */
 export function platformHost(

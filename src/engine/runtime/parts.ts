@@ -18,6 +18,7 @@ import { LogStore } from "../../store/logs.ts";
 import { SessionStore } from "../../store/sessions.ts";
 import { ShapeStore } from "../../store/shapes.ts";
 import { SnippetStore } from "../../store/snippets.ts";
+import { readResultPage } from "../artifacts/pages.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { platformHost } from "../discovery/api.ts";
 import { codemodeRequests } from "../discovery/platform.ts";
@@ -152,6 +153,7 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     requests: codemodeRequests(platformHost(w.registry, catalogue, snippets, {
       readLogs: (o, namespace) => readLogPage(executions, logs, o, namespace),
       readRecovery: (o, namespace) => readRecoveryPage(sessionStore, o, namespace),
+      readResult: (o, namespace) => readResultPage(w.stores.artifacts, { ...o, namespace }),
     })),
     observe: (connector, tool, value, namespace) =>
       catalogue.observe(connector, tool, value, namespace),
@@ -161,5 +163,6 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     prepare: (code) => w.packages.prepare(code),
     sessions: w.sessions,
     workspaces: w.workspaces,
+    results: { store: w.stores.artifacts, maxBytes: w.settings.artifactBytes },
   });
 }

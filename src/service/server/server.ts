@@ -25,6 +25,7 @@ import {
   type ServiceConfig,
 } from "./config.ts";
 import type { ServiceDeps } from "../routes/deps.ts";
+import { ActivityFeed } from "../requests/activity.ts";
 import { EventLog } from "../requests/event_log.ts";
 import { Gate } from "../requests/gate.ts";
 import { Idempotency } from "../requests/idempotency.ts";
@@ -187,9 +188,11 @@ export async function startService(
   }
   const shutdown = new AbortController();
   const events = new EventLog(runtime, { ...config.events });
+  const activity = new ActivityFeed(runtime);
   const deps: ServiceDeps = {
     runtime,
     events,
+    activity,
     keys: keyStore.keys,
     background: new Set(),
     gate: new Gate(config.concurrency?.maxRunning, config.concurrency?.maxQueued),
@@ -223,6 +226,7 @@ export async function startService(
   } catch (err) {
     await stopRunLog?.();
     events.close();
+    activity.close();
     await runtime.close();
     keyStore.close();
     if (err instanceof Deno.errors.AddrInUse) {
@@ -250,6 +254,7 @@ export async function startService(
         // Event streams end first: they would otherwise hold the shutdown open.
         shutdown.abort();
         events.close();
+        activity.close();
         await server.shutdown();
         const grace = options.shutdownGraceMs ?? 30_000;
         let timer: ReturnType<typeof setTimeout> | undefined;
