@@ -44,8 +44,9 @@ Deno.test("GET /v1/events: each run's start, pause, resumption and end, errors a
     "completed",
     "deleted",
   ]);
-  // The rejection ends the run: the script did not catch it, so it never ran on.
-  assert.deepEqual(changesOf(events, ids[1]), ["started", "paused", "rejected"]);
+  // A rejection is a decision too: the run resumes to throw it in the script, which does not
+  // catch it, so the run ends rejected.
+  assert.deepEqual(changesOf(events, ids[1]), ["started", "paused", "resumed", "rejected"]);
   assert.deepEqual(changesOf(events, ids[2]), ["started", "error"]);
   const numbered = events.slice(1).map((e) => Number(e.id));
   assert.deepEqual(numbered, numbered.map((_, i) => numbered[0] + i), "ids count up by one");
