@@ -40,6 +40,17 @@ export {
 } from "./src/engine/mod.ts";
 export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";
 export {
+  DEFAULT_RRF_K,
+  type Embedding,
+  type EmbedFunction,
+  type FusionOptions,
+  openAiEmbedder,
+  type OpenAiEmbedderOptions,
+  type SearchSettingsOptions,
+  type SearchStatus,
+  type SemanticStatus,
+} from "./src/engine/mod.ts";
+export {
   type BlockSpec,
   buildBlockSpec,
   type CodeBlock,
