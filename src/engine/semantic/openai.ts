@@ -110,6 +110,8 @@ function vectorsOf(body: string, count: number, dimensions: number | undefined):
   if (!Array.isArray(data)) {
     throw new CordonError("embedder_malformed", "The embedding endpoint's answer has no data list");
   }
+  // Counted first: a missing vector is named as one, not as a bad index.
+  if (data.length !== count) return checkVectors(data, count, dimensions);
   const ordered: unknown[] = new Array(data.length);
   data.forEach((item, i) => {
     const index = (item as { index?: unknown } | null)?.index;

@@ -35,10 +35,11 @@ import type { SemanticSettings } from "./options.ts";
 import { type NearDocument, SemanticIndex, type SemanticStatus } from "./semantic_index.ts";
 
 /**
- * Vector neighbours fused per search. A model reads the first ten hits; fifty leaves the
- * vector side room to lift a tool the words missed without flooding the tail.
+ * Vector neighbours fused per search: two pages of ten (what a model reads first), room to
+ * lift a tool the words missed. Nearest neighbours always exist, however far; more would only
+ * pad the tail and the total with documents the query is not about.
  */
-export const VECTOR_CANDIDATES = 50;
+export const VECTOR_CANDIDATES = 20;
 /** Fused rankings kept, most recently used: a few queries being paged at once. */
 export const FUSED_RANKINGS_KEPT = 32;
 /** How long a fused ranking is reused for its next pages (ms). */
