@@ -47,11 +47,11 @@ Deno.test("embedOnce() checks answers and bounds the wait, with typed errors", a
       timeoutMs: 100,
       ...o,
     });
-  const [a, b] = await call(async (texts) => texts.map((_, i) => [3, 4 * i]));
+  const [a, b] = await call((texts) => Promise.resolve(texts.map((_, i) => [3, 4 * i])));
   assert.deepEqual([...a], [1, 0]);
   assert.ok(Math.abs(b[0] - 0.6) < 1e-6 && Math.abs(b[1] - 0.8) < 1e-6);
   assert.deepEqual([...unitVector([0, 0])], [0, 0], "a zero vector stays zero");
-  const f32 = await call(async (texts) => texts.map(() => new Float32Array([0, 2])));
+  const f32 = await call((texts) => Promise.resolve(texts.map(() => new Float32Array([0, 2]))));
   assert.deepEqual([...f32[1]], [0, 1]);
   const rejects = (p: Promise<unknown>, code: string, message: RegExp) =>
     assert.rejects(p, (e: { code?: string; message?: string }) => {
@@ -59,13 +59,17 @@ Deno.test("embedOnce() checks answers and bounds the wait, with typed errors", a
       assert.match(e.message!, message);
       return true;
     });
-  await rejects(call(async () => [[1]]), "embedder_malformed", /1 vectors for 2 texts/);
-  await rejects(call(async () => "nope"), "embedder_malformed", /not an array/);
-  await rejects(call(async () => [[1, 2], [1]]), "embedder_malformed", /1 dimensions, not 2/);
-  await rejects(call(async () => [[1, NaN], [1, 2]]), "embedder_malformed", /NaN/);
-  await rejects(call(async () => [[], []]), "embedder_malformed", /empty/);
+  await rejects(call(() => Promise.resolve([[1]])), "embedder_malformed", /1 vectors for 2 texts/);
+  await rejects(call(() => Promise.resolve("nope")), "embedder_malformed", /not an array/);
   await rejects(
-    call(async () => [[1, 2], [1, 2]], { dimensions: 3 }),
+    call(() => Promise.resolve([[1, 2], [1]])),
+    "embedder_malformed",
+    /1 dimensions, not 2/,
+  );
+  await rejects(call(() => Promise.resolve([[1, NaN], [1, 2]])), "embedder_malformed", /NaN/);
+  await rejects(call(() => Promise.resolve([[], []])), "embedder_malformed", /empty/);
+  await rejects(
+    call(() => Promise.resolve([[1, 2], [1, 2]]), { dimensions: 3 }),
     "embedder_malformed",
     /2 dimensions, not 3/,
   );
@@ -98,13 +102,13 @@ Deno.test("embedOnce() checks answers and bounds the wait, with typed errors", a
     "embedder_failed",
     /abandoned/,
   );
-  assert.deepEqual(await call(async () => [], { texts: [] }), []);
+  assert.deepEqual(await call(() => Promise.resolve([]), { texts: [] }), []);
 });
 
 Deno.test("createRuntime({ search }) refuses bad options before opening anything", async () => {
   assert.equal(semanticSettings(undefined), undefined);
   assert.equal(semanticSettings({}), undefined);
-  const embed = Object.assign(async (t: string[]) => t.map(() => [1]), {
+  const embed = Object.assign((t: string[]) => Promise.resolve(t.map(() => [1])), {
     model: "m",
     dimensions: 1,
   });
