@@ -41,6 +41,7 @@ export {
 export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";
 export {
   DEFAULT_RRF_K,
+  type EmbedCounts,
   type Embedding,
   type EmbedFunction,
   type FusionOptions,

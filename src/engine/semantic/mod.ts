@@ -27,6 +27,7 @@ export {
   type OpenAiEmbedderOptions,
 } from "./openai.ts";
 export { MAX_EMBED_TEXT_CHARS } from "./documents.ts";
+export type { EmbedCounts } from "./embed_health.ts";
 export { reciprocalRankFusion } from "./fusion.ts";
 export type { SemanticStatus } from "./semantic_index.ts";
 export { SemanticSearch, VECTOR_CANDIDATES } from "./semantic_search.ts";

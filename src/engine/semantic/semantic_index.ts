@@ -15,12 +15,13 @@
  * @module
  */
 import type { SearchDocument } from "../../connectors/search.ts";
-import { type ErrorInfo, toErrorInfo } from "../../errors.ts";
+import type { ErrorInfo } from "../../errors.ts";
 import { keepTurnShort, nextTurn } from "../../loop.ts";
 import type { Db } from "../../store/client.ts";
 import { VECTOR_READ_PAGE, VectorStore } from "../../store/vectors.ts";
 import { documentHash, type SemanticDocument } from "./documents.ts";
 import { embedOnce } from "./embed_call.ts";
+import { type EmbedCounts, EmbedHealth } from "./embed_health.ts";
 import type { SemanticSettings } from "./options.ts";
 import { QueryCache } from "./query_cache.ts";
 import { vectorKey, VectorMemory } from "./vector_memory.ts";
@@ -29,7 +30,7 @@ import { vectorKey, VectorMemory } from "./vector_memory.ts";
 export const VECTOR_WRITE_CHUNK = 8;
 
 /** What semantic search is doing, for `runtime.searchStatus()`. */
-export interface SemanticStatus {
+export interface SemanticStatus extends EmbedCounts {
   /** The model vectors are stored under. */
   model: string;
   /** The vectors' length, once known. */
@@ -38,14 +39,6 @@ export interface SemanticStatus {
   documents: number;
   /** Of those, how many have a vector of their current text. */
   embedded: number;
-  /** Calls made to the embedding function (documents and queries). */
-  embedCalls: number;
-  /** Texts sent to it in all. */
-  embeddedTexts: number;
-  /** Calls that failed (error, timeout, unusable answer) or stores that failed. */
-  failures: number;
-  /** Searches ranked by words alone because the embedder failed or was being left alone. */
-  lexicalFallbacks: number;
   /** The last failure, if any. */
   lastError?: ErrorInfo;
 }
@@ -78,15 +71,14 @@ export class SemanticIndex {
   #loaded: Promise<void> | undefined;
   #running: Promise<void> | undefined;
   #dirty = false;
-  #pausedUntil = 0;
   #version = 0;
-  #counts = { embedCalls: 0, embeddedTexts: 0, failures: 0, lexicalFallbacks: 0 };
-  #lastError: ErrorInfo | undefined;
+  readonly #health: EmbedHealth;
 
   constructor(db: Db, settings: SemanticSettings) {
     this.#settings = settings;
     this.#store = new VectorStore(db, settings.model);
     this.#dimensions = settings.dimensions;
+    this.#health = new EmbedHealth(settings.cooldownMs, settings.warn);
   }
 
   /** Changes whenever the vectors do: a fused ranking computed before is stale. */
@@ -120,8 +112,8 @@ export class SemanticIndex {
    */
   async nearest(query: string, namespace: string, k: number): Promise<NearDocument[] | undefined> {
     if (this.#closing.signal.aborted) return undefined;
-    if (Date.now() < this.#pausedUntil) {
-      this.#counts.lexicalFallbacks++;
+    if (this.#health.paused()) {
+      this.#health.counts.lexicalFallbacks++;
       return undefined;
     }
     // Documents that waited out a failure are tried again now.
@@ -129,13 +121,13 @@ export class SemanticIndex {
     try {
       await this.#load();
     } catch (err) {
-      this.#fail(err, "loading the stored vectors");
-      this.#counts.lexicalFallbacks++;
+      this.#health.failed(err, "loading the stored vectors");
+      this.#health.counts.lexicalFallbacks++;
       return undefined;
     }
     const vector = this.#queries.get(query) ?? await this.#embedQuery(query);
     if (!vector) {
-      this.#counts.lexicalFallbacks++;
+      this.#health.counts.lexicalFallbacks++;
       return undefined;
     }
     const live = (ns: string, path: string) => this.#docs.has(vectorKey(ns, path));
@@ -157,10 +149,10 @@ export class SemanticIndex {
       model: this.#settings.model,
       documents: this.#docs.size,
       embedded,
-      ...this.#counts,
+      ...this.#health.counts,
     };
     if (this.#dimensions !== undefined) out.dimensions = this.#dimensions;
-    if (this.#lastError) out.lastError = this.#lastError;
+    if (this.#health.lastError) out.lastError = this.#health.lastError;
     return out;
   }
 
@@ -173,7 +165,7 @@ export class SemanticIndex {
 
   #schedule(): void {
     this.#dirty = true;
-    if (this.#running || this.#closing.signal.aborted || Date.now() < this.#pausedUntil) return;
+    if (this.#running || this.#closing.signal.aborted || this.#health.paused()) return;
     this.#running = this.#drain().finally(() => (this.#running = undefined));
   }
 
@@ -185,7 +177,7 @@ export class SemanticIndex {
       try {
         await this.#sync();
       } catch (err) {
-        if (!this.#closing.signal.aborted) this.#fail(err, "embedding tools and snippets");
+        if (!this.#closing.signal.aborted) this.#health.failed(err, "embedding tools and snippets");
         this.#dirty = true;
         return;
       }
@@ -235,8 +227,7 @@ export class SemanticIndex {
       const batch = todo.slice(i, i + this.#settings.batchSize)
         .filter(([key, entry]) => this.#docs.get(key) === entry);
       if (batch.length === 0) continue;
-      this.#counts.embedCalls++;
-      this.#counts.embeddedTexts += batch.length;
+      this.#health.called(batch.length);
       const vectors = await embedOnce({
         embed: this.#settings.embed,
         texts: batch.map(([, e]) => e.text ??= e.sd.text()),
@@ -281,8 +272,7 @@ export class SemanticIndex {
   #embedQuery(query: string): Promise<Float32Array | undefined> {
     let pending = this.#inflight.get(query);
     if (pending) return pending;
-    this.#counts.embedCalls++;
-    this.#counts.embeddedTexts++;
+    this.#health.called(1);
     pending = embedOnce({
       embed: this.#settings.embed,
       texts: [query],
@@ -294,22 +284,10 @@ export class SemanticIndex {
       this.#queries.set(query, vector);
       return vector;
     }, (err) => {
-      if (!this.#closing.signal.aborted) this.#fail(err, "embedding a search query");
+      if (!this.#closing.signal.aborted) this.#health.failed(err, "embedding a search query");
       return undefined;
     }).finally(() => this.#inflight.delete(query));
     this.#inflight.set(query, pending);
     return pending;
-  }
-
-  #fail(err: unknown, doing: string): void {
-    const info = toErrorInfo(err, "embedder_failed");
-    this.#counts.failures++;
-    this.#lastError = info;
-    const cooldown = this.#settings.cooldownMs;
-    this.#pausedUntil = Date.now() + cooldown;
-    this.#settings.warn(
-      `search: ${doing} failed (${info.code}: ${info.message}); search ranks by words alone` +
-        (cooldown > 0 ? ` and tries the embedder again in ${Math.round(cooldown / 1000)} s` : ""),
-    );
   }
 }
