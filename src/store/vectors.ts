@@ -32,8 +32,8 @@ export interface VectorRow {
 
 /** libSQL stores at most 65,536 dimensions; the largest common embedding models use 3,072. */
 export const MAX_VECTOR_DIMENSIONS = 65_536;
-/** Rows read per statement when loading: each read holds the event loop (about 6 KiB a row). */
-export const VECTOR_READ_PAGE = 200;
+/** Rows read per statement when loading: a read holds the event loop (6 KiB a row at 1,536). */
+export const VECTOR_READ_PAGE = 100;
 
 const TABLE_PREFIX = "search_vectors_f32_";
 
