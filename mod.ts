@@ -44,6 +44,18 @@ export {
 } from "./src/engine/mod.ts";
 export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";
 export {
+  DEFAULT_RRF_K,
+  type EmbedCounts,
+  type Embedding,
+  type EmbedFunction,
+  type FusionOptions,
+  openAiEmbedder,
+  type OpenAiEmbedderOptions,
+  type SearchSettingsOptions,
+  type SearchStatus,
+  type SemanticStatus,
+} from "./src/engine/mod.ts";
+export {
   type BlockSpec,
   buildBlockSpec,
   type CodeBlock,

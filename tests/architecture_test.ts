@@ -39,6 +39,7 @@ const FOLDERS: Record<string, Record<string, number>> = {
   engine: {
     common: 0,
     source: 1,
+    semantic: 1,
     artifacts: 1,
     logs: 1,
     packages: 2,

@@ -20,6 +20,8 @@ import { CordonError } from "../../errors.ts";
 import type { ShapeStore } from "../../store/shapes.ts";
 import type { SnippetRow } from "../../store/snippets.ts";
 import { checkNamespace } from "../common/namespace.ts";
+import type { Db } from "../../store/client.ts";
+import { SemanticSearch, type SemanticSettings } from "../semantic/mod.ts";
 import type { Description } from "./description.ts";
 import { exampleCall, notFound, snippetDocument, snippetKey } from "./entries.ts";
 
@@ -67,11 +69,19 @@ export class Catalogue {
   readonly #snippets = new Map<string, SnippetRow>();
 
   readonly #extra: string;
+  /** Ranking by meaning too, when the runtime has an embedder. */
+  readonly semantic?: SemanticSearch;
 
-  private constructor(registry: ConnectorRegistry, shapes: ShapeStore, extra: string) {
+  private constructor(
+    registry: ConnectorRegistry,
+    shapes: ShapeStore,
+    extra: string,
+    semantic?: { db: Db; settings: SemanticSettings },
+  ) {
     this.#registry = registry;
     this.#shapes = shapes;
     this.#extra = extra;
+    if (semantic) this.semantic = new SemanticSearch(this.#index, semantic.db, semantic.settings);
     this.#build();
   }
 
@@ -106,13 +116,12 @@ export class Catalogue {
     return docs;
   }
 
-  /** A connector's tool list changed: declarations, hash and index follow. */
+  /** A connector's tool list changed: declarations, hash and index (and vectors) follow. */
   toolsChanged(): void {
     this.#build();
-    this.#index.replaceAll([
-      ...this.#toolDocuments(),
-      ...[...this.#snippets.values()].map(snippetDocument),
-    ]);
+    const tools = this.#toolDocuments();
+    this.#index.replaceAll([...tools, ...[...this.#snippets.values()].map(snippetDocument)]);
+    this.semantic?.toolsChanged(this.#registry.list(), tools);
   }
 
   /** Builds the catalogue, with the shapes and snippets the store already has. */
@@ -122,14 +131,19 @@ export class Catalogue {
     snippets: SnippetRow[],
     /** More declarations (the allowed packages' modules), part of the hash. */
     extra = "",
+    /** The store and settings of ranking by meaning, when there is an embedder. */
+    semantic?: { db: Db; settings: SemanticSettings },
   ): Promise<Catalogue> {
-    const c = new Catalogue(registry, shapes, extra);
-    const docs = c.#toolDocuments();
+    const c = new Catalogue(registry, shapes, extra, semantic);
+    const tools = c.#toolDocuments();
+    const docs = [...tools];
     for (const s of snippets) {
       c.#snippets.set(snippetKey(s.namespace, s.name), s);
       docs.push(snippetDocument(s));
+      c.semantic?.snippetChanged(s.namespace, snippetDocument(s));
     }
     c.#index.replaceAll(docs);
+    c.semantic?.toolsChanged(registry.list(), tools);
     for (const row of await shapes.all()) {
       if (isShape(row.shape)) {
         c.#remember(row.namespace, `${row.connector}.${row.tool}`, {
@@ -143,25 +157,31 @@ export class Catalogue {
     return c;
   }
 
-  /** Ranks tools and the namespace's snippets for a query. */
-  search(
+  /** Ranks tools and the namespace's snippets for a query (fused with meaning, with an embedder). */
+  async search(
     query: string,
     options: { limit?: number; cursor?: string; namespace?: string } = {},
-  ): SearchPage {
+  ): Promise<SearchPage> {
     if (typeof query !== "string") {
       throw new CordonError("invalid_request", "search() needs a query string");
     }
-    return this.#index.search(query, { ...options, namespace: checkNamespace(options.namespace) });
+    const scoped = { ...options, namespace: checkNamespace(options.namespace) };
+    return this.semantic
+      ? await this.semantic.search(query, scoped)
+      : this.#index.search(query, scoped);
   }
 
   /** A snippet was saved (or a new version) or deleted. */
   snippetChanged(namespace: string, name: string, row: SnippetRow | undefined): void {
+    const before = this.#snippets.get(snippetKey(namespace, name));
     if (row) {
       this.#snippets.set(snippetKey(namespace, name), row);
       this.#index.add(snippetDocument(row));
+      this.semantic?.snippetChanged(namespace, snippetDocument(row));
     } else {
       this.#snippets.delete(snippetKey(namespace, name));
       this.#index.remove(`snippet:${name}`, namespace);
+      if (before) this.semantic?.snippetChanged(namespace, snippetDocument(before), true);
     }
   }
 

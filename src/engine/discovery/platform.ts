@@ -158,7 +158,7 @@ export async function platformRequest(
     const options: { limit?: number; cursor?: string } = {};
     if (p.limit !== undefined) options.limit = p.limit as number;
     if (p.cursor !== undefined) options.cursor = p.cursor as string;
-    return host.search(query, options, namespace);
+    return await host.search(query, options, namespace);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
   if (method === METHOD_HANDLE) return await host.handle(params, namespace, signal);

@@ -59,8 +59,9 @@ export function openStores(db: Db): Stores {
   };
 }
 
-/** The catalogue, its type checker and the snippets over it. */
+/** The catalogue (ranking by meaning too, with an embedder), its type checker and snippets. */
 export async function openDiscovery(
+  db: Db,
   stores: Stores,
   registry: ConnectorRegistry,
   packages: PackageSet,
@@ -78,6 +79,7 @@ export async function openDiscovery(
     stores.shapes,
     await stores.snippets.latest(),
     moduleDeclarations,
+    settings.search && { db, settings: settings.search },
   );
   const checker = new Checker();
   if (settings.typecheck !== "off") {

@@ -235,9 +235,9 @@ export async function createMcpFront(
       "Rank the tools and saved snippets the `execute` program can call for a query; returns paths for `describe`.",
     inputSchema: SEARCH_INPUT,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  }, ({ query, limit, cursor }: SearchArgs) => {
+  }, async ({ query, limit, cursor }: SearchArgs) => {
     try {
-      return searchToolResult(runtime.search(query, { limit, cursor, ...inNamespace }));
+      return searchToolResult(await runtime.search(query, { limit, cursor, ...inNamespace }));
     } catch (err) {
       return errorToolResult(err);
     }

@@ -20,8 +20,10 @@ import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_PORT,
+  embeddingsKey,
   fromConfig,
   mcpOptions,
+  searchOptions,
   type ServiceConfig,
 } from "./config.ts";
 import type { ServiceDeps } from "../routes/deps.ts";
@@ -103,7 +105,7 @@ async function connectorsOf(config: ServiceConfig): Promise<Connector[]> {
   return out;
 }
 
-/** Secret values in the config: MCP headers and env, OpenAPI headers. */
+/** Secret values in the config: MCP headers and env, OpenAPI headers, the embeddings key. */
 function configSecrets(config: ServiceConfig): string[] {
   const out: string[] = [];
   for (const m of config.mcpServers ?? []) {
@@ -111,6 +113,9 @@ function configSecrets(config: ServiceConfig): string[] {
     if ("env" in m && m.env) out.push(...Object.values(m.env));
   }
   for (const o of config.openapi ?? []) out.push(...Object.values(o.headers ?? {}));
+  const key = embeddingsKey(config);
+  if (key) out.push(key);
+  out.push(...Object.values(config.search?.embeddings?.headers ?? {}));
   return out;
 }
 
@@ -135,6 +140,7 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.retention ? { retention: config.retention } : {}),
     ...(config.workspaces ? { workspaces: config.workspaces } : {}),
     ...(config.artifacts ? { artifacts: config.artifacts } : {}),
+    ...(config.search?.embeddings ? { search: searchOptions(config) } : {}),
     // Host-side secrets the config holds are redacted from logs without being listed again.
     redact: { values: [...(config.redact?.values ?? []), ...configSecrets(config)] },
     sandbox: { allowPrivateNetwork: config.network?.allowPrivateNetwork ?? false },
