@@ -36,9 +36,25 @@ export {
   type DeleteArtifactOptions,
   type ListArtifactsOptions,
   parseArtifactRef,
+  type ReadResultOptions,
+  type ResultPage,
+  type ResultReference,
+  type ResultShape,
   type SaveArtifactOptions,
 } from "./src/engine/mod.ts";
 export { type BundleStats, type PackageStats, packageStats } from "./src/engine/mod.ts";
+export {
+  DEFAULT_RRF_K,
+  type EmbedCounts,
+  type Embedding,
+  type EmbedFunction,
+  type FusionOptions,
+  openAiEmbedder,
+  type OpenAiEmbedderOptions,
+  type SearchSettingsOptions,
+  type SearchStatus,
+  type SemanticStatus,
+} from "./src/engine/mod.ts";
 export {
   type BlockSpec,
   buildBlockSpec,
@@ -161,6 +177,16 @@ export {
   type ToolSetConnectorOptions,
   type Validation,
 } from "./src/connectors/mod.ts";
+export {
+  codeTool,
+  type CodeToolDecision,
+  type CodeToolInput,
+  type CodeToolOptions,
+  type CodeToolOutput,
+  type CodeToolPause,
+  type CodeToolPendingCall,
+  type OnPause,
+} from "./src/integrations/mod.ts";
 export {
   CordonError,
   ERROR_CODES,

@@ -43,6 +43,10 @@ export type ErrorCode =
   | "connector_unavailable"
   | "not_found"
   | "not_supported"
+  // Semantic search: an embedding endpoint that failed, did not answer in time, or answered nonsense.
+  | "embedder_failed"
+  | "embedder_timeout"
+  | "embedder_malformed"
   // Durable executions.
   | "execution_not_found"
   | "invalid_state"
@@ -101,6 +105,9 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   "connector_unavailable",
   "not_found",
   "not_supported",
+  "embedder_failed",
+  "embedder_timeout",
+  "embedder_malformed",
   "execution_not_found",
   "invalid_state",
   "rejected",

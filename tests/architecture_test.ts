@@ -28,6 +28,7 @@ const LAYERS: Record<string, number> = {
   engine: 4,
   service: 5,
   testing: 5,
+  integrations: 5,
 };
 
 /**
@@ -38,6 +39,7 @@ const FOLDERS: Record<string, Record<string, number>> = {
   engine: {
     common: 0,
     source: 1,
+    semantic: 1,
     artifacts: 1,
     logs: 1,
     packages: 2,
@@ -54,7 +56,7 @@ const FOLDERS: Record<string, Record<string, number>> = {
     runtime: 7,
     "mod.ts": 8,
   },
-  service: { http: 0, access: 1, requests: 2, routes: 3, mcp: 3, server: 4 },
+  service: { http: 0, access: 1, requests: 2, routes: 3, mcp: 3, console: 3, server: 4 },
 };
 
 /** The most lines a file should hold (STYLE.md: past it, it is two concepts). */

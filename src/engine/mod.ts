@@ -1,7 +1,8 @@
 /**
  * The engine, one folder per capability (docs/architecture.md draws them):
- * `common` and `source` at the bottom; `artifacts`, `logs`, `packages`,
- * `workspaces`, `catalogue`, `languages`, `typecheck` and `sessions` above them; the
+ * `common`, `source` and `semantic` (embeddings, fused ranking) at the bottom; `artifacts`,
+ * `logs`, `packages`, `workspaces`, `catalogue`, `languages`, `typecheck` and `sessions` above
+ * them; the
  * execution core (`execution`) on those; `snippets`, `discovery` and `code`
  * extending it; `runtime` wiring them into `createRuntime()`. Imports only
  * point down this list.
@@ -10,6 +11,7 @@
  */
 export * from "./common/mod.ts";
 export * from "./source/mod.ts";
+export * from "./semantic/mod.ts";
 export * from "./artifacts/mod.ts";
 export * from "./logs/mod.ts";
 export * from "./packages/mod.ts";

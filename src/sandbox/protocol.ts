@@ -16,6 +16,7 @@
  * child → host   request       codemode.handle    HandleParams → HandleResult
  * child → host   request       codemode.readLogs      ReadLogsParams → LogPage
  * child → host   request       codemode.readRecovery  ReadRecoveryParams → RecoveryPage
+ * child → host   request       codemode.readResult    ReadResultParams → ResultPage
  * ```
  *
  * @module
@@ -43,6 +44,7 @@ export const METHOD_SNIPPET = "codemode.snippet";
 export const METHOD_HANDLE = "codemode.handle";
 export const METHOD_READ_LOGS = "codemode.readLogs";
 export const METHOD_READ_RECOVERY = "codemode.readRecovery";
+export const METHOD_READ_RESULT = "codemode.readResult";
 
 /** The guest argument naming Pyodide's directory (a Python child's; see sandbox/pyodide.ts). */
 export const ARG_PYODIDE = "--cordon-pyodide=";
@@ -145,6 +147,13 @@ export interface ReadLogsParams {
 /** `codemode.readRecovery({ recoveryRef, cursor, limit })`: a session's history, paged. */
 export interface ReadRecoveryParams {
   recoveryRef: string;
+  cursor?: string;
+  limit?: number;
+}
+
+/** `codemode.readResult({ resultRef, cursor, limit })`: a stored result's text, paged. */
+export interface ReadResultParams {
+  resultRef: string;
   cursor?: string;
   limit?: number;
 }

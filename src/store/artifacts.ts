@@ -22,6 +22,34 @@ export interface ArtifactRow {
   createdAt: number;
 }
 
+/**
+ * The name an execution's stored result takes in its namespace: one name per execution, so a
+ * second write of the same run is a new version of it (or, with the same bytes, none at all),
+ * and deleting the execution finds it without a scan.
+ */
+export function resultArtifactName(executionId: string): string {
+  return `${RESULT_PREFIX}${executionId}${RESULT_SUFFIX}`;
+}
+
+const RESULT_PREFIX = "results/";
+const RESULT_SUFFIX = ".json";
+
+/**
+ * Statements that delete the stored results of the executions `?, ?, …` (`list`) names: every
+ * version under each one's result name in its namespace (the name belongs to the execution),
+ * and the name's version counter (an execution id is never given again, so no later save can
+ * take a number the deleted versions had). They read the executions' rows, so they run before
+ * those are deleted; they find their rows by the tables' keys. Each takes the ids as its args.
+ */
+export function deleteResultsSql(list: string): string[] {
+  const names = `SELECT namespace, '${RESULT_PREFIX}' || id || '${RESULT_SUFFIX}' FROM executions
+    WHERE id IN (${list})`;
+  return [
+    `DELETE FROM artifacts WHERE (namespace, name) IN (${names})`,
+    `DELETE FROM artifact_names WHERE (namespace, name) IN (${names})`,
+  ];
+}
+
 /** Every column but the bytes. */
 const INFO_COLUMNS =
   "namespace, name, version, mime_type, size, sha256, source_execution_id, created_at";
@@ -104,6 +132,31 @@ export class ArtifactStore {
       });
     const r = rs.rows[0] as Record<string, unknown> | undefined;
     return r ? { row: toRow(r), data: toBytes(r.data) } : undefined;
+  }
+
+  /**
+   * Part of one version's bytes: `length` bytes from `offset` (fewer at the end), with the
+   * version's row; `undefined` if there is no such version. Only that part is read: a page of
+   * a large artifact costs its own size, not the artifact's.
+   */
+  async slice(
+    namespace: string,
+    name: string,
+    version: number | undefined,
+    offset: number,
+    length: number,
+  ): Promise<{ row: ArtifactRow; data: Uint8Array<ArrayBuffer> } | undefined> {
+    const which = version === undefined ? "ORDER BY version DESC LIMIT 1" : "AND version = ?";
+    const rs = await this.db.execute({
+      sql: `SELECT ${INFO_COLUMNS}, substr(data, ?, ?) AS part FROM artifacts
+        WHERE namespace = ? AND name = ? ${which}`,
+      args: [offset + 1, length, namespace, name, ...(version === undefined ? [] : [version])],
+    });
+    const r = rs.rows[0] as Record<string, unknown> | undefined;
+    if (!r) return undefined;
+    // substr() of an empty stretch is an empty BLOB, which a driver may give as null.
+    const data = r.part === null || r.part === undefined ? new Uint8Array(0) : toBytes(r.part);
+    return { row: toRow(r), data };
   }
 
   /**

@@ -162,6 +162,9 @@ async function openLocal(url: string): Promise<Db> {
     execute: (stmt) => guarded(live, () => db.execute(stmt)),
     batch: (stmts) => guarded(live, () => db.batch(stmts)),
     health: () => live.health(),
-    close: () => db.close(),
+    close: () => {
+      db.close();
+      live.close();
+    },
   };
 }

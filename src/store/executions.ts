@@ -5,6 +5,7 @@
  * @module
  */
 import type { ErrorInfo } from "../errors.ts";
+import { deleteResultsSql } from "./artifacts.ts";
 import type { Db } from "./client.ts";
 import { fromJson, toJson } from "./json.ts";
 import { pruneExecutions } from "./retention.ts";
@@ -240,12 +241,14 @@ export class ExecutionStore {
   async delete(id: string): Promise<boolean> {
     // The call log and lines go in the same transaction, explicitly: a libSQL server
     // connection may not enforce ON DELETE CASCADE.
-    const [, , rs] = await this.db.batch([
+    // Its stored result (an artifact) goes with it, before its row (the delete reads it).
+    const results = await this.db.batch([
       { sql: "DELETE FROM calls WHERE execution_id = ?", args: [id] },
       { sql: "DELETE FROM logs WHERE execution_id = ?", args: [id] },
+      ...deleteResultsSql("?").map((sql) => ({ sql, args: [id] })),
       { sql: "DELETE FROM executions WHERE id = ?", args: [id] },
     ]);
-    return rs.rowsAffected === 1;
+    return results.at(-1)!.rowsAffected === 1;
   }
 
   /** Deletes ended executions beyond the newest `keep`, with their call logs; returns how many. */

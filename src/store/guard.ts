@@ -85,6 +85,14 @@ export class StoreGuard {
   #wal?: FileIdentity;
   #writes = 0;
   #lost?: string;
+  /**
+   * The one descriptor the header is read through, opened at the first full check and
+   * closed only with the store. SQLite's locks are POSIX locks, and POSIX drops every lock a
+   * process holds on a file when any descriptor of that file in the process closes: opening
+   * and closing the file per check would drop the engine's lock, and another process's last
+   * close would then checkpoint and delete the write-ahead log under this one.
+   */
+  #reader?: Deno.FsFile;
 
   /** `path`: the database file of an embedded store; none for `:memory:` and servers. */
   constructor(path?: string) {
@@ -152,16 +160,13 @@ export class StoreGuard {
   #headerProblem(path: string): string | undefined {
     if (this.#size < SQLITE_HEADER.length) return undefined;
     const head = new Uint8Array(SQLITE_HEADER.length);
-    const file = Deno.openSync(path, { read: true });
-    try {
-      let read = 0;
-      while (read < head.length) {
-        const n = file.readSync(head.subarray(read));
-        if (n === null || n === 0) break;
-        read += n;
-      }
-    } finally {
-      file.close();
+    const file = this.#reader ??= Deno.openSync(path, { read: true });
+    file.seekSync(0, Deno.SeekMode.Start);
+    let read = 0;
+    while (read < head.length) {
+      const n = file.readSync(head.subarray(read));
+      if (n === null || n === 0) break;
+      read += n;
     }
     if (head.every((b, i) => b === SQLITE_HEADER[i])) return undefined;
     return "its database file was overwritten (its header is gone)";
@@ -181,6 +186,16 @@ export class StoreGuard {
       return "its write-ahead log (-wal file) was replaced by another file";
     }
     return undefined;
+  }
+
+  /** Lets go of the file; call it after the engine closed its own connection. */
+  close(): void {
+    try {
+      this.#reader?.close();
+    } catch {
+      // Already closed.
+    }
+    this.#reader = undefined;
   }
 
   /** Marks the store lost for good and throws `store_unavailable`. */

@@ -1,6 +1,6 @@
 /**
  * Execution retention in the store: deletes ended executions together with
- * their call log and console lines, in small transactions. Running and
+ * their call log, console lines and stored result, in small transactions. Running and
  * paused executions are never touched. Each chunk deletes the children
  * explicitly rather than leaning on `ON DELETE CASCADE`, which a libSQL
  * server connection may not enforce; one transaction per chunk means a
@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { deleteResultsSql } from "./artifacts.ts";
 import type { Db } from "./client.ts";
 import { nextTurn } from "../loop.ts";
 
@@ -37,12 +38,14 @@ const yieldToLoop = nextTurn;
 async function deleteExecutions(db: Db, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const list = ids.map(() => "?").join(", ");
-  const [, , deleted] = await db.batch([
+  const results = await db.batch([
     { sql: `DELETE FROM calls WHERE execution_id IN (${list})`, args: ids },
     { sql: `DELETE FROM logs WHERE execution_id IN (${list})`, args: ids },
+    // A stored result goes with its execution, or retention would keep it forever.
+    ...deleteResultsSql(list).map((sql) => ({ sql, args: ids })),
     { sql: `DELETE FROM executions WHERE id IN (${list}) AND ${ENDED}`, args: ids },
   ]);
-  return deleted.rowsAffected;
+  return results.at(-1)!.rowsAffected;
 }
 
 /** Deletes chunk after chunk of what `select` names until it names nothing. */

@@ -159,14 +159,21 @@ Deno.test("execute() returns a 30 MB string, parsed off the host's main thread",
     db: ":memory:",
     pool: { size: 0 },
     typecheck: "off",
-    maxLimits: { maxResultBytes: 64 * MiB },
+    maxLimits: { maxResultBytes: 64 * MiB, inlineResultBytes: 64 * MiB },
   });
   // About 30 MB of UTF-8: 10 Mi two-byte characters and 10 Mi one-byte ones.
   const chars = 20 * MiB;
   const workers = bigFrameParser.workersStarted;
   const r = await rt.execute({
     code: `return { s: "é".repeat(${chars / 2}) + "x".repeat(${chars / 2}), n: 7n }`,
-    limits: { maxFrameBytes: 64 * MiB, maxResultBytes: 40 * MiB, memoryMiB: 1024, heapMiB: 512 },
+    // Returned inline (not stored as an artifact): the value itself comes back through the frame.
+    limits: {
+      maxFrameBytes: 64 * MiB,
+      maxResultBytes: 40 * MiB,
+      inlineResultBytes: 40 * MiB,
+      memoryMiB: 1024,
+      heapMiB: 512,
+    },
   });
   assert.equal(r.status, "completed", Deno.inspect(r).slice(0, 400));
   const result = (r as { result: { s: string; n: bigint } }).result;

@@ -181,3 +181,31 @@ Deno.test({
   },
 });
 if (typeof disk === "string") console.log(`full-disk test ignored: ${disk}`);
+
+Deno.test("openDb() file store: health checks keep the engine's lock, so another process's close leaves the WAL alone", async () => {
+  await using store = await fileStore();
+  // A full check reads the file's header; before the fix its open/close dropped SQLite's
+  // POSIX lock, and the other process below then checkpointed and deleted the -wal file.
+  assert.deepEqual(store.db.health(), { ok: true });
+  assert.deepEqual(store.db.health(), { ok: true });
+  const other = `
+    import { openDb } from ${
+    JSON.stringify(new URL("../../src/store/client.ts", import.meta.url).href)
+  };
+    const db = await openDb(${JSON.stringify(`file:${store.path}`)});
+    await db.execute({ sql: "INSERT INTO t VALUES (?)", args: ["from another process"] });
+    db.close();
+  `;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", "--frozen", "--cached-only", other],
+    cwd: new URL("../..", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  assert.ok((await Deno.stat(`${store.path}-wal`)).isFile, "the -wal file is still there");
+  assert.deepEqual(store.db.health(), { ok: true });
+  await store.db.execute({ sql: "INSERT INTO t VALUES (?)", args: ["after"] });
+  const rows = (await store.db.execute("SELECT x FROM t ORDER BY rowid")).rows.map((r) => r.x);
+  assert.deepEqual(rows, ["kept", "from another process", "after"]);
+});

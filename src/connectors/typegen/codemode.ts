@@ -56,6 +56,19 @@ interface CodemodeDescription {
   /** A snippet's saved source. */
   code?: string;
 }
+/** One page of a stored result's JSON text: what codemode.readResult() returns. */
+interface CodemodeResultPage {
+  /** The stored result read, "results/<executionId>.json@<version>". */
+  resultRef: string;
+  mimeType: string;
+  /** Where this page starts, in bytes. */
+  offset: number;
+  /** This page's text: the pages in order concatenate to the whole JSON text. */
+  text: string;
+  totalBytes: number;
+  /** Pass back as cursor for the next page; absent on the last one. */
+  nextCursor?: string;
+}
 /** The platform API, beside the connectors. */
 declare const codemode: {
   /**
@@ -94,6 +107,13 @@ declare const codemode: {
   readLogs(input: ReadLogsInput): Promise<ReadLogsResult>;
   /** caplets.debug.readRecovery: a session's history, paged (limit 1–500). */
   readRecovery(input: ReadCodeModeRecoveryInput): Promise<ReadCodeModeRecoveryResult>;
+  /**
+   * A page of a result too large to return inline (an earlier run's result.resultRef): limit
+   * in bytes (default 16000, at most 1 MiB). JSON.parse the pages' text joined for the value.
+   */
+  readResult(
+    input: { resultRef: string; cursor?: string; limit?: number },
+  ): Promise<CodemodeResultPage>;
 };
 /**
  * The execution's workspace: the one directory it may read and write. Present only when the

@@ -15,6 +15,7 @@ import {
   parseArtifactRef,
 } from "./ref.ts";
 import { checkMimeType, mimeTypeOf, OCTET_STREAM, PLAIN_TEXT } from "./mime.ts";
+import { type ReadResultOptions, readResultPage, type ResultPage } from "./pages.ts";
 import type { InNamespace } from "../common/namespace.ts";
 import { sha256Hex } from "../../hash.ts";
 import { pageLimit } from "../common/paging.ts";
@@ -175,6 +176,12 @@ export interface ArtifactsApi {
    * version's number is never given again, so `name@N` always means the same bytes.
    */
   deleteArtifact(name: string, options?: DeleteArtifactOptions): Promise<boolean>;
+  /**
+   * One page of a stored result's JSON text (or of any text artifact): `resultRef` as a
+   * result's `meta.resultRef` gives it, `cursor` the page before's `nextCursor`, `limit` in
+   * bytes (default 16,000, at most 1 MiB). Another namespace's reference is `not_found`.
+   */
+  readResult(options: ReadResultOptions): Promise<ResultPage>;
 }
 
 /**
@@ -261,6 +268,10 @@ export function artifactsApi(
       const namespace = checkNamespace(o?.namespace);
       const version = o?.version === undefined ? undefined : checkArtifactVersion(o.version);
       return await store.delete(namespace, checkArtifactName(name), version);
+    },
+    readResult(o) {
+      assertOpen();
+      return readResultPage(store, o);
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Artifacts: versioned files in the runtime's database, by namespace and
  * name, with their references (`name@version`, `artifact://`) and media
- * types, and the artifacts part of the runtime's API.
+ * types, and the artifacts part of the runtime's API; results too large to
+ * return inline stored as artifacts, with their references and pages.
  *
  * @module
  */
@@ -26,3 +27,10 @@ export {
   type ListArtifactsOptions,
   type SaveArtifactOptions,
 } from "./api.ts";
+export {
+  DEFAULT_RESULT_PAGE_BYTES,
+  MAX_RESULT_PAGE_BYTES,
+  type ReadResultOptions,
+  type ResultPage,
+} from "./pages.ts";
+export { type ResultReference, type ResultShape } from "./results.ts";

@@ -6,12 +6,7 @@
  * @module
  */
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
-import {
-  type SearchDocument,
-  type SearchHit,
-  SearchIndex,
-  type SearchPage,
-} from "../../connectors/search.ts";
+import { type SearchDocument, SearchIndex, type SearchPage } from "../../connectors/search.ts";
 import {
   isShape,
   mergeShapes,
@@ -26,9 +21,11 @@ import { CordonError } from "../../errors.ts";
 import type { ShapeStore } from "../../store/shapes.ts";
 import type { SnippetRow } from "../../store/snippets.ts";
 import { checkNamespace } from "../common/namespace.ts";
+import type { Db } from "../../store/client.ts";
+import { SemanticSearch, type SemanticSettings } from "../semantic/mod.ts";
 import type { Description } from "./description.ts";
 import { exampleCall, notFound, snippetDocument, snippetKey } from "./entries.ts";
-import { withSignatures } from "./search_hits.ts";
+import { HitSignatures, withSignatures } from "./search_hits.ts";
 
 export type { Description };
 
@@ -73,14 +70,23 @@ export class Catalogue {
   readonly #observedCount = new Map<string, number>();
   readonly #snippets = new Map<string, SnippetRow>();
   /** Tools' call signatures by path, computed when a search first returns them. */
-  readonly #signatures = new Map<string, string>();
+  readonly #signatures: HitSignatures;
 
   readonly #extra: string;
+  /** Ranking by meaning too, when the runtime has an embedder. */
+  readonly semantic?: SemanticSearch;
 
-  private constructor(registry: ConnectorRegistry, shapes: ShapeStore, extra: string) {
+  private constructor(
+    registry: ConnectorRegistry,
+    shapes: ShapeStore,
+    extra: string,
+    semantic?: { db: Db; settings: SemanticSettings },
+  ) {
     this.#registry = registry;
+    this.#signatures = new HitSignatures(registry);
     this.#shapes = shapes;
     this.#extra = extra;
+    if (semantic) this.semantic = new SemanticSearch(this.#index, semantic.db, semantic.settings);
     this.#build();
   }
 
@@ -104,14 +110,13 @@ export class Catalogue {
     return toolDocuments(this.#registry.names().map((name) => this.#registry.connector(name)!));
   }
 
-  /** A connector's tool list changed: declarations, hash and index follow. */
+  /** A connector's tool list changed: declarations, hash and index (and vectors) follow. */
   toolsChanged(): void {
     this.#build();
     this.#signatures.clear();
-    this.#index.replaceAll([
-      ...this.#toolDocuments(),
-      ...[...this.#snippets.values()].map(snippetDocument),
-    ]);
+    const tools = this.#toolDocuments();
+    this.#index.replaceAll([...tools, ...[...this.#snippets.values()].map(snippetDocument)]);
+    this.semantic?.toolsChanged(this.#registry.list(), tools);
   }
 
   /** Builds the catalogue, with the shapes and snippets the store already has. */
@@ -121,14 +126,19 @@ export class Catalogue {
     snippets: SnippetRow[],
     /** More declarations (the allowed packages' modules), part of the hash. */
     extra = "",
+    /** The store and settings of ranking by meaning, when there is an embedder. */
+    semantic?: { db: Db; settings: SemanticSettings },
   ): Promise<Catalogue> {
-    const c = new Catalogue(registry, shapes, extra);
-    const docs = c.#toolDocuments();
+    const c = new Catalogue(registry, shapes, extra, semantic);
+    const tools = c.#toolDocuments();
+    const docs = [...tools];
     for (const s of snippets) {
       c.#snippets.set(snippetKey(s.namespace, s.name), s);
       docs.push(snippetDocument(s));
+      c.semantic?.snippetChanged(s.namespace, snippetDocument(s));
     }
     c.#index.replaceAll(docs);
+    c.semantic?.toolsChanged(registry.list(), tools);
     for (const row of await shapes.all()) {
       if (isShape(row.shape)) {
         c.#remember(row.namespace, `${row.connector}.${row.tool}`, {
@@ -142,44 +152,32 @@ export class Catalogue {
     return c;
   }
 
-  /** Ranks tools and the namespace's snippets for a query. */
-  search(
+  /** Ranks tools and the namespace's snippets for a query (fused with meaning, with an embedder). */
+  async search(
     query: string,
     options: { limit?: number; cursor?: string; namespace?: string } = {},
-  ): SearchPage {
+  ): Promise<SearchPage> {
     if (typeof query !== "string") {
       throw new CordonError("invalid_request", "search() needs a query string");
     }
-    const page = this.#index.search(query, {
-      ...options,
-      namespace: checkNamespace(options.namespace),
-    });
-    return withSignatures(page, (hit) => this.#signature(hit));
-  }
-
-  /** A hit's call signature: a tool's from its schemas (kept per tool), a snippet's run call. */
-  #signature(hit: SearchHit): string | undefined {
-    if (hit.kind === "snippet") return `codemode.run(${JSON.stringify(hit.name)}, input)`;
-    let sig = this.#signatures.get(hit.path);
-    if (sig === undefined) {
-      const tool = hit.connector === undefined
-        ? undefined
-        : this.#registry.tool(hit.connector, hit.name);
-      if (!tool) return undefined;
-      sig = toolSignature(hit.connector!, tool).signature;
-      this.#signatures.set(hit.path, sig);
-    }
-    return sig;
+    const scoped = { ...options, namespace: checkNamespace(options.namespace) };
+    const page = this.semantic
+      ? await this.semantic.search(query, scoped)
+      : this.#index.search(query, scoped);
+    return withSignatures(page, (hit) => this.#signatures.of(hit));
   }
 
   /** A snippet was saved (or a new version) or deleted. */
   snippetChanged(namespace: string, name: string, row: SnippetRow | undefined): void {
+    const before = this.#snippets.get(snippetKey(namespace, name));
     if (row) {
       this.#snippets.set(snippetKey(namespace, name), row);
       this.#index.add(snippetDocument(row));
+      this.semantic?.snippetChanged(namespace, snippetDocument(row));
     } else {
       this.#snippets.delete(snippetKey(namespace, name));
       this.#index.remove(`snippet:${name}`, namespace);
+      if (before) this.semantic?.snippetChanged(namespace, snippetDocument(before), true);
     }
   }
 

@@ -145,7 +145,7 @@ async function dispatch(
       let cursor: string | undefined;
       // The catalogue ranks every connector's tools; keep this connector's, in order.
       for (let i = 0; i < MAX_SEARCH_PAGES; i++) {
-        const page = catalogue.search(query, { limit: 100, cursor, namespace });
+        const page = await catalogue.search(query, { limit: 100, cursor, namespace });
         for (const h of page.items) {
           if (h.kind === "tool" && h.connector === id) hits.push(h.name);
         }

@@ -32,7 +32,7 @@ export function describeForModel(connectors: readonly ConnectorInfo[], snippets:
     }): \`await connector.tool({ …args })\`. Call many in one program; use Promise.all for independent calls.`,
     'Discover before calling: `await codemode.search("what you need")` ranks tools and snippets; `await codemode.describe("connector.tool")` gives the exact TypeScript signature, output type and an example. `await codemode.run("snippet", input)` runs saved code.',
     "Each connector is also a Caplet handle `caplets.<connector>`: `check()`, `searchTools(query, { limit })`, `tools({ limit, cursor })`, `resources(…)`, `prompts(…)` return pages `{ items, nextCursor? }`; `describeTool(name)`, `callTool(name, args)`, `readResource(uri)`, `getPrompt(name, args)` return `{ ok: true, data } | { ok: false, error }`. `caplets.debug.readLogs({ logRef })` reads logs.",
-    "console.log output comes back with the result. No file system, environment or network unless the host allows it.",
+    "console.log output comes back with the result. Return only what you need: a result over the inline limit (32 KiB by default) comes back as a reference with a preview, read in pages with `codemode.readResult({ resultRef, cursor })`. No file system, environment or network unless the host allows it.",
     "Connectors:",
   ];
   for (const c of sorted.slice(0, MAX_LISTED_CONNECTORS)) {

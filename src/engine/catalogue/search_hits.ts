@@ -5,7 +5,9 @@
  *
  * @module
  */
+import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { SearchHit, SearchPage } from "../../connectors/search.ts";
+import { toolSignature } from "../../connectors/typegen/mod.ts";
 
 /**
  * Longest description a hit carries: about one line of a terminal, enough for the sentence
@@ -87,4 +89,34 @@ export function withSignatures(
       return out;
     }),
   };
+}
+
+/** Hits' call signatures: a tool's from its schemas (kept per tool), a snippet's run call. */
+export class HitSignatures {
+  readonly #registry: ConnectorRegistry;
+  readonly #byPath = new Map<string, string>();
+
+  constructor(registry: ConnectorRegistry) {
+    this.#registry = registry;
+  }
+
+  /** The signature of `hit`, or `undefined` for a tool the registry no longer has. */
+  of(hit: SearchHit): string | undefined {
+    if (hit.kind === "snippet") return `codemode.run(${JSON.stringify(hit.name)}, input)`;
+    let sig = this.#byPath.get(hit.path);
+    if (sig === undefined) {
+      const tool = hit.connector === undefined
+        ? undefined
+        : this.#registry.tool(hit.connector, hit.name);
+      if (!tool) return undefined;
+      sig = toolSignature(hit.connector!, tool).signature;
+      this.#byPath.set(hit.path, sig);
+    }
+    return sig;
+  }
+
+  /** Tools changed: signatures are computed again. */
+  clear(): void {
+    this.#byPath.clear();
+  }
 }

@@ -23,8 +23,15 @@ import type {
 } from "../snippets/snippets.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "../execution/types.ts";
 import type { InNamespace } from "../common/namespace.ts";
+import type { SemanticStatus } from "../semantic/mod.ts";
 
 export type { InNamespace };
+
+/**
+ * What search ranks with: words alone, or words and meaning (an embedder), with the vectors'
+ * counts (documents embedded, calls, failures, searches that fell back to words).
+ */
+export type SearchStatus = { semantic: false } | ({ semantic: true } & SemanticStatus);
 
 /** Options for `runSnippet()`: an execution's settings besides its code and input. */
 export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typecheck">;
@@ -33,8 +40,17 @@ export type RunSnippetOptions = Omit<ExecuteRequest, "code" | "input" | "typeche
 export interface DiscoveryApi {
   /** The TypeScript declarations of every connector and `codemode`, and their hash. */
   types(): { declarations: string; declarationHash: string };
-  /** Ranks tools and the namespace's snippets for a query, paged. */
-  search(query: string, options?: { limit?: number; cursor?: string } & InNamespace): SearchPage;
+  /**
+   * Ranks tools and the namespace's snippets for a query, paged. With an embedder
+   * (`createRuntime({ search: { embed } })`) the lexical and vector rankings are fused; the
+   * query's embedding is why this is async.
+   */
+  search(
+    query: string,
+    options?: { limit?: number; cursor?: string } & InNamespace,
+  ): Promise<SearchPage>;
+  /** Whether search ranks by meaning too, and how its embedding is going. */
+  searchStatus(): SearchStatus;
   /** Describes `connector.tool`, or a snippet by its name (`name` or `snippet:name`) with its code. */
   describe(path: string, options?: InNamespace): Promise<Description>;
   /** The compact description of code mode a model sees (the `execute` tool's description). */
@@ -73,8 +89,8 @@ function describer(
     Promise.try(() => catalogue.describe(path, (r) => snippets.inputType(r), namespace));
 }
 
-/** The store readers a script reaches through `codemode.readLogs`/`readRecovery`. */
-export type PlatformReaders = Pick<PlatformHost, "readLogs" | "readRecovery">;
+/** The store readers a script reaches through `codemode.readLogs`/`readRecovery`/`readResult`. */
+export type PlatformReaders = Pick<PlatformHost, "readLogs" | "readRecovery" | "readResult">;
 
 /** The `codemode` host for scripts. */
 export function platformHost(
@@ -107,6 +123,8 @@ export function discoveryApi(
       declarationHash: catalogue.declarationHash,
     }),
     search: (query, options) => catalogue.search(query, options),
+    searchStatus: () =>
+      catalogue.semantic ? { semantic: true, ...catalogue.semantic.status() } : { semantic: false },
     describe: (path, options) => describe(path, options?.namespace),
     modelDescription: async (options) =>
       describeForModel(

@@ -6,5 +6,10 @@
  * @module
  */
 export { executeChecked, toDiagnostic } from "./checked.ts";
-export { type DiscoveryApi, type InNamespace, type RunSnippetOptions } from "./api.ts";
+export {
+  type DiscoveryApi,
+  type InNamespace,
+  type RunSnippetOptions,
+  type SearchStatus,
+} from "./api.ts";
 export { codemodeRequests, PLATFORM_METHODS, type PlatformHost } from "./platform.ts";

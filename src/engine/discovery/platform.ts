@@ -1,7 +1,7 @@
 /**
  * The `codemode` platform requests a script makes besides tool calls:
  * `search`, `describe`, `run` (a saved snippet), connector handles, and
- * `readLogs`/`readRecovery`. The host answers them from its catalogue and
+ * `readLogs`/`readRecovery`/`readResult`. The host answers them from its catalogue and
  * store; `run` pins the snippet version it served in the call log, so a
  * replay loads the same code even if the snippet was saved again. The
  * readers are not journaled: a replay reads the store as it is then.
@@ -9,7 +9,8 @@
  * The readers answer in the Code Mode API's shapes (`caplets.debug` is the
  * same pair of functions): `readLogs` a `ReadLogsResult` of
  * `CodeModeLogEntry`s with ISO timestamps, `readRecovery` a
- * `ReadCodeModeRecoveryResult` (the {@link RecoveryPage}).
+ * `ReadCodeModeRecoveryResult` (the {@link RecoveryPage}). `readResult` answers a
+ * `ResultPage` of a stored result (or any text artifact) of the script's own namespace.
  *
  * @module
  */
@@ -21,13 +22,16 @@ import {
   METHOD_HANDLE,
   METHOD_READ_LOGS,
   METHOD_READ_RECOVERY,
+  METHOD_READ_RESULT,
   METHOD_SEARCH,
   METHOD_SNIPPET,
   type ReadLogsParams,
   type ReadRecoveryParams,
+  type ReadResultParams,
   type SnippetModule,
 } from "../../sandbox/protocol.ts";
 import type { RecoveryPage } from "../sessions/api.ts";
+import type { ResultPage } from "../artifacts/pages.ts";
 import type { CallJournal } from "../execution/journal.ts";
 import type { ScriptRequests } from "../execution/pass.ts";
 import type { LogPage } from "../execution/records_types.ts";
@@ -84,6 +88,8 @@ export interface PlatformHost {
   readLogs(params: ReadLogsParams, namespace: string): Promise<LogPage>;
   /** A session's recovery history by `recoveryRef`; another namespace's read as `not_found`. */
   readRecovery(params: ReadRecoveryParams, namespace: string): Promise<RecoveryPage>;
+  /** A page of a stored result by `resultRef`; another namespace's reads as `not_found`. */
+  readResult(params: ReadResultParams, namespace: string): Promise<ResultPage>;
 }
 
 /** The `codemode` platform as the engine's handler of a script's other requests. */
@@ -103,6 +109,7 @@ export const PLATFORM_METHODS: ReadonlySet<string> = new Set([
   METHOD_HANDLE,
   METHOD_READ_LOGS,
   METHOD_READ_RECOVERY,
+  METHOD_READ_RESULT,
 ]);
 
 function text(params: unknown, name: string): string {
@@ -151,7 +158,7 @@ export async function platformRequest(
     const options: { limit?: number; cursor?: string } = {};
     if (p.limit !== undefined) options.limit = p.limit as number;
     if (p.cursor !== undefined) options.cursor = p.cursor as string;
-    return host.search(query, options, namespace);
+    return await host.search(query, options, namespace);
   }
   if (method === METHOD_DESCRIBE) return await host.describe(text(params, "path"), namespace);
   if (method === METHOD_HANDLE) return await host.handle(params, namespace, signal);
@@ -162,6 +169,10 @@ export async function platformRequest(
   if (method === METHOD_READ_RECOVERY) {
     const request = pageRequest(method, params, "recoveryRef") as unknown as ReadRecoveryParams;
     return await host.readRecovery(request, namespace);
+  }
+  if (method === METHOD_READ_RESULT) {
+    const request = pageRequest(method, params, "resultRef") as unknown as ReadResultParams;
+    return await host.readResult(request, namespace);
   }
   const name = text(params, "name");
   const occurrence = p.occurrence;

@@ -88,6 +88,10 @@ async function claim(engine: Engine, row: ExecutionRow): Promise<void> {
   if (!ok) {
     throw new CordonError("invalid_state", `Execution ${row.id} was decided by someone else first`);
   }
+  const events = engine.parts.events;
+  if (events.active) {
+    events.emit({ type: "resumed", executionId: row.id, namespace: row.namespace });
+  }
 }
 
 /** Applies decisions to a claimed execution and waits for its next outcome. */

@@ -255,8 +255,8 @@ export class Engine {
     startedAt: number,
     run?: LiveRun,
   ): Promise<ExecuteResult> {
-    const { status, partial } = await recordEnd(this.parts, row, outcome, run);
-    if (run) return envelope(this.parts, run, partial);
+    const { status, partial, resultRef } = await recordEnd(this.parts, row, outcome, run);
+    if (run) return envelope(this.parts, run, partial, resultRef);
     return early(
       row.id,
       startedAt,

@@ -22,11 +22,15 @@ import type {
   PendingAction,
 } from "./types.ts";
 
-/** The envelope for a run: its outcome (`partial`) with logs, calls, diagnostics and meta. */
+/**
+ * The envelope for a run: its outcome (`partial`) with logs, calls, diagnostics and meta;
+ * `resultRef` when its result was stored instead of returned.
+ */
 export function envelope(
   parts: Pick<EngineParts, "maxima" | "memoryGuard">,
   run: LiveRun,
   partial: Record<string, unknown>,
+  resultRef?: string,
 ): ExecuteResult {
   const { pass, row, journal, startedAt } = run;
   const error = partial.error as ErrorInfo | undefined;
@@ -57,6 +61,9 @@ export function envelope(
     logsDropped: pass.logs.dropped,
     logsTruncated: pass.logs.truncated,
   };
+  // The rest of the console is read by reference; the reference goes to whoever ran the code.
+  if (meta.logsTruncated && row.logRef) meta.logRef = row.logRef;
+  if (resultRef) meta.resultRef = resultRef;
   const language = row.policy.language;
   if (language === "python" || language === "bash") meta.language = language;
   if (run.session) {

@@ -18,6 +18,8 @@ export type ExecutionEvent =
   | { type: "log"; executionId: string; entry: LogEntry }
   | { type: "call"; executionId: string; call: CallRecord }
   | { type: "paused"; executionId: string; pending: PendingAction[] }
+  /** A decision (approve, reject, resolve) claimed a paused execution: its code runs again. */
+  | { type: "resumed"; executionId: string; namespace: string }
   | {
     type: "done";
     executionId: string;

@@ -1,26 +1,55 @@
 /**
- * The end of an execution, recorded: calls still waiting are abandoned, the
- * final status is stored, a session learns what the run declared, the
+ * The end of an execution, recorded: a value over the inline limit is stored
+ * as the execution's result artifact (the outcome carries its reference),
+ * calls still waiting are abandoned, the final status is stored, a session learns what the run declared, the
  * workspace's outputs are collected (and a throwaway workspace removed), and
  * listeners hear `done`.
  *
  * @module
  */
-import { type ErrorInfo, errorInfo, toErrorInfo } from "../../errors.ts";
+import { errorInfo, toErrorInfo } from "../../errors.ts";
 import type { ExecutionRow, ExecutionStatus } from "../../store/executions.ts";
 import { endSessionRun } from "../sessions/runs.ts";
 import { collectOutputs, removeWorkspace } from "../workspaces/workspace.ts";
 import { workspaceOf } from "./envelope.ts";
 import type { ExecutionEvent } from "./events.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
+import type { Outcome } from "./pass_options.ts";
+import { storeResult } from "../artifacts/results.ts";
 
-/** Records a final outcome; returns the status stored and the envelope's outcome fields. */
+/**
+ * A value over the inline limit stored as the execution's result artifact, and the outcome
+ * with its reference in its place (or `result_too_large` past the artifact cap).
+ */
+async function spill(
+  parts: EngineParts,
+  row: ExecutionRow,
+  outcome: Outcome,
+): Promise<{ outcome: Outcome; resultRef?: string }> {
+  if (!outcome.ok || outcome.json === undefined || !parts.results) return { outcome };
+  const stored = await storeResult(parts.results.store, {
+    namespace: row.namespace,
+    executionId: row.id,
+    value: outcome.value,
+    json: outcome.json,
+    maxBytes: parts.results.maxBytes,
+  });
+  if (!stored.ok) return { outcome: stored };
+  const reference = stored.reference;
+  return { outcome: { ok: true, value: reference }, resultRef: reference.resultRef };
+}
+
+/**
+ * Records a final outcome; returns the status stored, the envelope's outcome fields and, when
+ * the value was stored instead of returned, its `resultRef`.
+ */
 export async function recordEnd(
   parts: EngineParts,
   row: ExecutionRow,
-  outcome: { ok: true; value: unknown } | { ok: false; error: ErrorInfo },
+  ended: Outcome,
   run?: LiveRun,
-): Promise<{ status: ExecutionStatus; partial: Record<string, unknown> }> {
+): Promise<{ status: ExecutionStatus; partial: Record<string, unknown>; resultRef?: string }> {
+  const { outcome, resultRef } = await spill(parts, row, ended);
   const status: ExecutionStatus = outcome.ok
     ? "completed"
     : outcome.error.code === "rejected"
@@ -69,5 +98,5 @@ export async function recordEnd(
   if (parts.events.active) {
     parts.events.emit({ type: "done", executionId: row.id, ...partial } as ExecutionEvent);
   }
-  return { status, partial };
+  return { status, partial, ...(resultRef ? { resultRef } : {}) };
 }

@@ -18,7 +18,7 @@ export interface Limits {
   memoryMiB: number;
   /**
    * Tool calls one execution may make. Steps and every `codemode` request (search, describe,
-   * run, connector handle methods, readLogs/readRecovery) count too: each costs the host work
+   * run, connector handle methods, readLogs/readRecovery/readResult) count too: each costs the host work
    * or a stored row, so one budget bounds them all.
    */
   maxToolCalls: number;
@@ -26,8 +26,17 @@ export interface Limits {
   maxCallsInFlight: number;
   /** The longest frame the child may send, in bytes. */
   maxFrameBytes: number;
-  /** The largest result (as encoded JSON), in bytes. */
+  /**
+   * The largest result (as encoded JSON), in bytes: the hard cap that protects the host. Past
+   * it the run fails with `result_too_large`.
+   */
   maxResultBytes: number;
+  /**
+   * The largest result (as encoded JSON, in bytes) returned inline. A larger one, up to
+   * `maxResultBytes`, is stored as an artifact of the execution's namespace and the outcome's
+   * `result` is a reference with a preview (`ResultReference`), read in pages with `readResult`.
+   */
+  inlineResultBytes: number;
   /** Console output kept per execution, in bytes; the rest is dropped and counted. */
   maxConsoleBytes: number;
   /** Console output returned inline in the result, in bytes. */
@@ -64,8 +73,13 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxCallsInFlight: 1_024,
   // A result of maxResultBytes plus its envelope, with room for escaping.
   maxFrameBytes: 4 * MiB,
-  // Same bound as the durable call log: bigger values travel as references.
-  maxResultBytes: 1_000_000,
+  // The hard cap: the largest value that fits one default frame (4 MiB) with its envelope. A
+  // result past the inline limit is stored, not handed to a model, so this bounds the host's
+  // memory and the store, not anyone's context.
+  maxResultBytes: 4_000_000,
+  // About 8,000 tokens of JSON (4 bytes a token): a model reads it in one go and keeps most of
+  // its context; anything larger is better filtered in the script or read in pages.
+  inlineResultBytes: 32 * 1024,
   maxConsoleBytes: 1 * MiB,
   // What fits in a model's context without crowding out the result.
   maxInlineConsoleBytes: 16 * 1024,
@@ -84,6 +98,7 @@ export const DEFAULT_MAX_LIMITS: Readonly<Limits> = Object.freeze({
   maxCallsInFlight: 10_000,
   maxFrameBytes: 64 * MiB,
   maxResultBytes: 16 * MiB,
+  inlineResultBytes: 16 * MiB,
   maxConsoleBytes: 16 * MiB,
   maxInlineConsoleBytes: 1 * MiB,
   maxOutputBytes: 512 * MiB,

@@ -10,6 +10,7 @@ import type { LanguageFiles } from "../../sandbox/languages.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import type { MemoryGuard } from "../../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../../sandbox/child.ts";
+import type { ArtifactStore } from "../../store/artifacts.ts";
 import type { CallStore } from "../../store/calls.ts";
 import type { ExecutionRow, ExecutionStore } from "../../store/executions.ts";
 import type { LogStore } from "../../store/logs.ts";
@@ -69,6 +70,11 @@ export interface EngineParts {
   workspaces?: Omit<WorkspaceHost, "namespace">;
   /** Applied to console lines, and to code and messages before they are journaled. */
   redact?: (text: string) => string;
+  /**
+   * Where results over `inlineResultBytes` are stored (as artifacts of at most `maxBytes`);
+   * absent: they are returned inline up to `maxResultBytes`.
+   */
+  results?: { store: ArtifactStore; maxBytes: number };
 }
 
 /** A run with a live child in this process: its pass, row, journal and session. */

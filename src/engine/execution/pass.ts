@@ -22,11 +22,14 @@ import { applyRunLimits, type GuardedLimit, taskLimitOutcome } from "./enforceme
 import { classifyExit } from "./exit.ts";
 import type { Decision, Outcome, PassEvent, PassOptions } from "./pass_options.ts";
 import { ChildRequests, late } from "./pass_requests.ts";
+import { DEFAULT_LIMITS } from "./limits.ts";
 import { RunClock } from "./run_clock.ts";
 import { runParams } from "./run_params.ts";
 import { checkResult, divergence, fromChild } from "./verdict.ts";
 
 export type { Decision, Outcome, PassEvent, PassOptions, ScriptRequests } from "./pass_options.ts";
+
+const INLINE_DEFAULT = DEFAULT_LIMITS.inlineResultBytes;
 
 /** One run of the code in one child. */
 export class Pass {
@@ -270,7 +273,11 @@ export class Pass {
     }
     // A limit the host enforced wins over an answer that raced it.
     if (outcome.ok && this.#failure) outcome = { ok: false, error: this.#failure };
-    if (outcome.ok) outcome = checkResult(outcome.value, this.#o.limits.maxResultBytes);
+    if (outcome.ok) {
+      const { maxResultBytes, inlineResultBytes } = this.#o.limits;
+      // A row stored before the inline limit existed gets the default one.
+      outcome = checkResult(outcome.value, maxResultBytes, inlineResultBytes ?? INLINE_DEFAULT);
+    }
     await this.#o.journal.flush();
     if (outcome.ok) {
       const skipped = this.#o.journal.unconsumedApplied();

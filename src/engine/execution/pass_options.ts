@@ -19,7 +19,10 @@ import type { CallJournal } from "./journal.ts";
 import type { Limits } from "./limits.ts";
 
 /** How a pass's run ended. */
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+export type Outcome =
+  /** `json`: the value's encoded text, when it is over the inline limit and is to be stored. */
+  | { ok: true; value: unknown; json?: string }
+  | { ok: false; error: ErrorInfo };
 
 /** What a pass reports. */
 export type PassEvent =

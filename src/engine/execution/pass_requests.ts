@@ -220,7 +220,7 @@ export class ChildRequests {
     const max = this.#o.limits.maxToolCalls;
     throw this.#limit(
       "too_many_calls",
-      `The script made more than ${max} tool calls and codemode requests (steps, search, describe, run, connector handles, readLogs/readRecovery count as calls)${
+      `The script made more than ${max} tool calls and codemode requests (steps, search, describe, run, connector handles, readLogs/readRecovery/readResult count as calls)${
         method ? `; ${method} was one too many` : ""
       }`,
       max,

@@ -120,6 +120,8 @@ export function executionsApi(engine: Engine): ExecutionsApi {
         })),
         pending: (await control.pending(engine)).filter((p) => p.executionId === r.id),
       };
+      const language = r.policy.language;
+      if (language === "python" || language === "bash") d.language = language;
       if (r.result !== undefined) d.result = r.result;
       if (r.error) d.error = r.error;
       if (r.typecheck) {

@@ -47,6 +47,8 @@ export type ExecutionList = ExecutionSummary[] & {
 export interface ExecutionDetails extends ExecutionSummary {
   /** The code as it was sent. */
   code: string;
+  /** The code's language when it is not TypeScript (as `meta.language` says). */
+  language?: "python" | "bash";
   /** The input it was given. */
   input: unknown;
   /** What the code returned, once it completed. */

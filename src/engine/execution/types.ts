@@ -201,8 +201,15 @@ export interface ExecutionMeta {
   logBytes: number;
   /** Console lines dropped because the kept output passed `maxConsoleBytes`. */
   logsDropped: number;
-  /** True when the result's `logs` lacks lines; `readLogs` returns every line that was kept. */
+  /**
+   * True when the result's `logs` lacks lines or cuts one short (its message ends with a
+   * `[cut: …]` marker); `readLogs` returns every line that was kept, whole.
+   */
   logsTruncated: boolean;
+  /** With `logsTruncated`: the reference to read every kept line by (`readLogs({ logRef })`). */
+  logRef?: string;
+  /** Over `inlineResultBytes`: the artifact storing the value; `result` is its reference. */
+  resultRef?: string;
   /** Peak memory of the child, where the cgroup reports it. */
   peakMemoryBytes?: number;
   /** How long the type check took (ms), when one ran. */
@@ -231,7 +238,10 @@ export interface CompletedResult {
   status: "completed";
   /** The execution's id: read it back with `execution()`, undo its calls with `rollback()`. */
   executionId: string;
-  /** What the code returned; `Date`, `Map`, `Uint8Array`, `bigint` and the like survive. */
+  /**
+   * What the code returned; `Date`, `Map`, `Uint8Array`, `bigint` and the like survive. Over
+   * `inlineResultBytes`, a `ResultReference` to the stored value instead (`meta.resultRef`).
+   */
   result: unknown;
   /** Its workspace's outputs, when it had one. */
   workspace?: WorkspaceReport;

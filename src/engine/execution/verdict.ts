@@ -8,7 +8,8 @@
  */
 import { CHILD_CODES, type ErrorCode, type ErrorInfo, errorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
-import { concealPaths, encodedBytes } from "./exit.ts";
+import { encodeValue } from "../../rpc/codec.ts";
+import { concealPaths } from "./exit.ts";
 import type { Outcome } from "./pass_options.ts";
 
 /**
@@ -27,21 +28,29 @@ export function fromChild(reply: ErrorInfo, told: ReadonlySet<ErrorCode>): Error
   );
 }
 
-/** The value as the outcome, or `result_too_large` past `max` encoded bytes. */
-export function checkResult(value: unknown, max: number): Outcome {
-  const bytes = encodedBytes(value);
-  if (bytes <= max) return { ok: true, value };
-  return {
-    ok: false,
-    error: errorInfo(
-      "result_too_large",
-      `The result is ${bytes} bytes, over the ${max}-byte limit; return a smaller value`,
-      {
-        bytes,
-        limit: max,
-      },
-    ),
-  };
+/**
+ * The value as the outcome, or `result_too_large` past `max` encoded bytes. Past `inline` bytes
+ * the outcome also carries the value's JSON text, to be stored instead of returned.
+ */
+export function checkResult(value: unknown, max: number, inline = Infinity): Outcome {
+  const json = JSON.stringify(encodeValue(value)) ?? "";
+  // Each UTF-16 unit is 1 to 3 UTF-8 bytes: most texts are settled without encoding them.
+  const bytes = json.length * 3 <= Math.min(max, inline) ? json.length : encodedLength(json);
+  if (bytes > max) {
+    return {
+      ok: false,
+      error: errorInfo(
+        "result_too_large",
+        `The result is ${bytes} bytes, over the ${max}-byte limit; return a smaller value (or store it with workspace outputs)`,
+        { bytes, limit: max },
+      ),
+    };
+  }
+  return bytes > inline ? { ok: true, value, json } : { ok: true, value };
+}
+
+function encodedLength(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
 }
 
 /** The `replay_divergence` error for applied calls a replay no longer made. */

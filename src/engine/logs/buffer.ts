@@ -1,6 +1,7 @@
 /**
  * Console output of one execution: kept up to `maxConsoleBytes`, returned
- * inline up to `maxInlineConsoleBytes`, the rest dropped and counted. Each
+ * inline up to `maxInlineConsoleBytes` (the line that crosses it cut with a
+ * marker), the rest dropped and counted. Each
  * line is redacted once, as it arrives, so the inline logs, the stored lines,
  * `readLogs` and live events all carry the same redacted text; the byte
  * counts stay those of what the child sent.
@@ -22,6 +23,32 @@ export interface LogEntry {
 
 const LEVELS: ReadonlySet<string> = new Set(["log", "info", "warn", "error", "debug"]);
 const encoder = new TextEncoder();
+/**
+ * The least room worth showing part of a line in: the marker takes about 80 bytes, and a
+ * line's first couple of hundred characters say what it is.
+ */
+export const MIN_CUT_LINE_BYTES = 256;
+
+/**
+ * `message` cut to at most `room` UTF-8 bytes with a marker saying so (between characters).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { cutLine } from "./buffer.ts";
+ * const cut = cutLine("x".repeat(1_000), 300);
+ * assert.ok(cut.endsWith("[cut: 1000 bytes in all; readLogs has the whole line]"));
+ * assert.ok(new TextEncoder().encode(cut).length <= 300);
+ * ```
+ */
+export function cutLine(message: string, room: number): string {
+  const bytes = encoder.encode(message);
+  if (bytes.byteLength <= room) return message;
+  const marker = `… [cut: ${bytes.byteLength} bytes in all; readLogs has the whole line]`;
+  let end = Math.max(0, room - encoder.encode(marker).byteLength);
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end)) + marker;
+}
 
 /** Bounded console capture for one execution. */
 export class LogBuffer {
@@ -84,9 +111,19 @@ export class LogBuffer {
     }
   }
 
-  /** The entries returned inline. */
+  /**
+   * The entries returned inline: the lines that fit whole, then the first line that did not,
+   * cut to the room left with a marker (it is kept whole for `readLogs`), unless too little
+   * room is left to show anything of it.
+   */
   inline(): LogEntry[] {
-    return this.entries.slice(0, this.inlineCount);
+    const out = this.entries.slice(0, this.inlineCount);
+    const next = this.entries[this.inlineCount];
+    const room = this.#maxInline - this.#inlineBytes;
+    if (next && room >= MIN_CUT_LINE_BYTES) {
+      out.push({ ...next, message: cutLine(next.message, room) });
+    }
+    return out;
   }
 
   /** True when anything was dropped or left out of the inline part. */

@@ -14,6 +14,7 @@ import type { LogOptions, RedactOptions } from "../logs/settings.ts";
 import type { SessionSettings } from "../sessions/manager.ts";
 import type { TypecheckMode } from "../typecheck/checker.ts";
 import type { RetentionOptions } from "./retention.ts";
+import type { SearchSettingsOptions } from "../semantic/mod.ts";
 import type { ProgramRunner, WorkspaceInitFn } from "../workspaces/types.ts";
 
 /** How workspaces are kept and staged. */
@@ -127,6 +128,12 @@ export interface RuntimeOptions {
   sessions?: Partial<SessionSettings>;
   /** Artifacts: versioned files in the database; `maxBytes` caps one version (default 32 MiB). */
   artifacts?: ArtifactsOptions;
+  /**
+   * Search: with `embed` (e.g. `openAiEmbedder()`), tools and snippets are also ranked by
+   * meaning, their vectors computed in the background and stored in the database, and fused
+   * with the lexical ranking. Without it, search is lexical only.
+   */
+  search?: SearchSettingsOptions;
 }
 
 /** Where and how children run. */

@@ -18,6 +18,7 @@ import { LogStore } from "../../store/logs.ts";
 import { SessionStore } from "../../store/sessions.ts";
 import { ShapeStore } from "../../store/shapes.ts";
 import { SnippetStore } from "../../store/snippets.ts";
+import { readResultPage } from "../artifacts/pages.ts";
 import { Catalogue } from "../catalogue/catalogue.ts";
 import { platformHost } from "../discovery/api.ts";
 import { codemodeRequests } from "../discovery/platform.ts";
@@ -58,8 +59,9 @@ export function openStores(db: Db): Stores {
   };
 }
 
-/** The catalogue, its type checker and the snippets over it. */
+/** The catalogue (ranking by meaning too, with an embedder), its type checker and snippets. */
 export async function openDiscovery(
+  db: Db,
   stores: Stores,
   registry: ConnectorRegistry,
   packages: PackageSet,
@@ -77,6 +79,7 @@ export async function openDiscovery(
     stores.shapes,
     await stores.snippets.latest(),
     moduleDeclarations,
+    settings.search && { db, settings: settings.search },
   );
   const checker = new Checker();
   if (settings.typecheck !== "off") {
@@ -152,6 +155,7 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     requests: codemodeRequests(platformHost(w.registry, catalogue, snippets, {
       readLogs: (o, namespace) => readLogPage(executions, logs, o, namespace),
       readRecovery: (o, namespace) => readRecoveryPage(sessionStore, o, namespace),
+      readResult: (o, namespace) => readResultPage(w.stores.artifacts, { ...o, namespace }),
     })),
     observe: (connector, tool, value, namespace) =>
       catalogue.observe(connector, tool, value, namespace),
@@ -161,5 +165,6 @@ export function openEngine(nodeId: string, w: EngineWiring): Engine {
     prepare: (code) => w.packages.prepare(code),
     sessions: w.sessions,
     workspaces: w.workspaces,
+    results: { store: w.stores.artifacts, maxBytes: w.settings.artifactBytes },
   });
 }

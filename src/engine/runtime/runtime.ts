@@ -81,7 +81,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
     () => hostGuards(sandbox, folders.denoDir),
   );
   const stores = openStores(db);
-  const discovery = await openDiscovery(stores, registry, packages, settings);
+  const discovery = await openDiscovery(db, stores, registry, packages, settings);
   const { catalogue, checker, snippets } = discovery;
   // One id for this process: its leases and its sessions say the same.
   const nodeId = newId("node");
@@ -148,7 +148,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       runtimeCapabilities(engine, settings, { ...guards, dbUrl, packages: packages.allowed }),
     health: () => engine.closed ? { ok: false, reason: "the runtime is closed" } : db.health(),
     warm: async () => {
-      await Promise.all([engine.warm(), packages.warm()]);
+      await Promise.all([engine.warm(), packages.warm(), catalogue.semantic?.settled()]);
       if (settings.typecheck !== "off") {
         await checker.warm(catalogue.declarations, catalogue.declarationHash);
       }
@@ -174,6 +174,7 @@ export async function createRuntime(options: RuntimeOptions = {}): Promise<Runti
       for (const off of unsubscribe) off();
       await closeConnectors(connectors);
       checker.close();
+      await catalogue.semantic?.close();
       await guards.memoryGuard.dispose();
       db.close();
     },

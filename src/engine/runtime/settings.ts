@@ -10,6 +10,7 @@ import { configureLimits, type Limits } from "../execution/limits.ts";
 import { logRetainMs, runtimeRedactor } from "../logs/settings.ts";
 import type { Redact } from "../logs/redact.ts";
 import { TYPECHECK_MODES, type TypecheckMode } from "../typecheck/checker.ts";
+import { type SemanticSettings, semanticSettings } from "../semantic/mod.ts";
 import { DEFAULT_WORKSPACE_RETAIN_MS } from "../workspaces/workspace.ts";
 import {
   DEFAULT_DURABILITY,
@@ -43,6 +44,8 @@ export interface RuntimeSettings {
   retention: RetentionSettings;
   /** How long a kept workspace may sit unused (ms). */
   workspaceRetainMs: number;
+  /** Semantic search, when the runtime has an embedder. */
+  search?: SemanticSettings;
 }
 
 /** Checks `options` and fills in the defaults; throws `invalid_request` for a bad one. */
@@ -68,6 +71,7 @@ export function runtimeSettings(options: RuntimeOptions): RuntimeSettings {
     logRetainMs: logRetainMs(options.logs),
     retention: retentionSettings(options.retention),
     workspaceRetainMs,
+    search: semanticSettings(options.search),
   };
 }
 

@@ -110,7 +110,10 @@ export interface Runtime
    * `store_unavailable` until the process restarts. Cheap: one file check.
    */
   health(): RuntimeHealth;
-  /** Resolves once the pool has its children waiting and the type checker is warm. */
+  /**
+   * Resolves once the pool has its children waiting and the type checker is warm; with an
+   * embedder, once every tool and snippet has its vector too (or embedding them failed).
+   */
   warm(): Promise<void>;
   /**
    * Gets ready for a burst: resolves once `count` children wait, ready, with the default

@@ -1,7 +1,7 @@
 /**
  * What a script sees of the platform, installed on `globalThis` inside the sandbox child: one
  * frozen object per connector, `codemode` (steps, search, describe, snippets, connector
- * handles, logs, recovery), `caplets` (the same handles and `caplets.debug`), a `console` that
+ * handles, logs, recovery, stored results), `caplets` (the same handles and `caplets.debug`), a `console` that
  * sends its lines to the host, and `workspace`. A failed tool call throws an error made in
  * `tool_errors.ts`; {@link isToolError} tells the guest's entry that an error is one of those.
  *
@@ -17,6 +17,7 @@ import {
   METHOD_LOG,
   METHOD_READ_LOGS,
   METHOD_READ_RECOVERY,
+  METHOD_READ_RESULT,
   METHOD_SEARCH,
   METHOD_SNIPPET,
   METHOD_STEP_GET,
@@ -106,12 +107,27 @@ function makeCodemode(
       cursor: o?.cursor,
       limit: o?.limit,
     });
+  const readResult = (o: { resultRef: string } & Paging) =>
+    hostCall(peer, "readResult", METHOD_READ_RESULT, {
+      resultRef: o?.resultRef,
+      cursor: o?.cursor,
+      limit: o?.limit,
+    });
   const { caplets, connector } = makeCaplets(peer, connectors.map((c) => c.name), {
     readLogs,
     readRecovery,
   });
   return {
-    codemode: freeze({ step, search, describe, run, connector, readLogs, readRecovery }),
+    codemode: freeze({
+      step,
+      search,
+      describe,
+      run,
+      connector,
+      readLogs,
+      readRecovery,
+      readResult,
+    }),
     caplets,
   };
 }

@@ -23,6 +23,17 @@ function ownOrigin(c: Context): string | undefined {
 }
 
 /**
+ * True for a person following a link from another site to `page`: a top-level GET navigation
+ * (`Sec-Fetch-Mode: navigate`, `Sec-Fetch-Dest: document`). Such a request carries no key and
+ * changes nothing, and a page that refuses framing may open from anywhere; what it then fetches
+ * is its own origin's.
+ */
+export function isTopLevelNavigation(c: Context, page: string): boolean {
+  return (c.req.method === "GET" || c.req.method === "HEAD") && c.req.path === page &&
+    c.req.header("sec-fetch-mode") === "navigate" && c.req.header("sec-fetch-dest") === "document";
+}
+
+/**
  * Throws `forbidden` when a browser says the request came from another site:
  * `Sec-Fetch-Site: cross-site|same-site`, or an `Origin` (including `null`)
  * that is not this server's own. Clients that are not browsers send neither.

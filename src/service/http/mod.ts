@@ -5,4 +5,4 @@
  * @module
  */
 export { errorResponse, fail, jsonResponse, statusOf, thrownResponse } from "./http.ts";
-export { refuseCrossSite } from "./cross_site.ts";
+export { isTopLevelNavigation, refuseCrossSite } from "./cross_site.ts";

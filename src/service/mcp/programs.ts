@@ -8,10 +8,20 @@
  * @module
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type {
+  CallToolResult,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Runtime } from "../../engine/mod.ts";
+import type { ExecuteRequest, ExecuteResult, ExecutionMeta, Runtime } from "../../engine/mod.ts";
+import { errorInfo } from "../../errors.ts";
 import { extractCodeBlocks } from "../../engine/code/code_blocks.ts";
+import { executeCode } from "../../engine/code/executor.ts";
+import { type DriveOptions, driveRun } from "./drive.ts";
+import type { Outcome } from "./outcome.ts";
+import { RunProgress } from "./progress.ts";
 import { errorToolResult } from "./render.ts";
 
 const PROGRAM = z.object({
@@ -55,15 +65,76 @@ async function answer(work: () => unknown | Promise<unknown>): Promise<CallToolR
   }
 }
 
+type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * A block's outcome read back (its run was carried on by a decision made elsewhere) as the
+ * result `executeCode()` reports on; a run still under way or rolled back stops the blocks.
+ */
+function asBlockResult(o: Outcome): ExecuteResult {
+  const meta = { logsTruncated: false } as ExecutionMeta;
+  const base = { executionId: o.executionId, logs: o.logs, calls: o.calls, meta };
+  if (o.status === "completed") {
+    return { ...base, status: "completed", result: o.result, diagnostics: o.diagnostics };
+  }
+  if (o.status === "paused") {
+    return { ...base, status: "paused", pending: o.pending ?? [], diagnostics: o.diagnostics };
+  }
+  const error = o.error ?? errorInfo("invalid_state", `Execution ${o.executionId} is ${o.status}`);
+  return {
+    ...base,
+    status: o.status === "rejected" ? "rejected" : "error",
+    error,
+    diagnostics: o.diagnostics,
+  };
+}
+
+/**
+ * Runs code blocks as `execute_code` does, each block's run carried through its pauses in the
+ * client (see `driveRun()`); a block left paused stops the blocks, and the answer's `next` says
+ * how to go on.
+ */
+async function runBlocks(
+  runtime: Runtime,
+  request: z.infer<typeof CODE> & { namespace?: string },
+  drive: DriveOptions,
+  progress: RunProgress | undefined,
+) {
+  let paused: string | undefined;
+  const runner = {
+    execute: async (r: ExecuteRequest) => {
+      const { out } = await driveRun(
+        () => runtime.execute(r, { onStart: (id) => progress?.follow(id) }),
+        drive,
+      );
+      if (out.status === "paused") paused = out.executionId;
+      return "meta" in out ? out : asBlockResult(out);
+    },
+    closeSession: (id: string) => runtime.closeSession(id),
+  };
+  const { text, codeBlocks, timeoutMs, namespace } = request;
+  const result = await executeCode(runner, {
+    codeBlocks: codeBlocks ?? extractCodeBlocks(text ?? ""),
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(namespace === undefined ? {} : { namespace }),
+  });
+  if (paused === undefined || result.exitCode === 0) return result;
+  return {
+    ...result,
+    next: `Execution ${paused} is paused: call the \`wait\` tool with {"executionId":"${paused}"}` +
+      " once a person has decided, or `result` for where it is now.",
+  };
+}
+
 /** Registers the executor tools on `server`. */
 export function registerProgramTools(
   server: McpServer,
   runtime: Runtime,
   inNamespace: { namespace?: string },
-  admit?: () => Promise<() => void>,
+  driving: (extra: ToolExtra) => DriveOptions,
 ): void {
-  const gated = async <T>(work: () => Promise<T>): Promise<T> => {
-    const leave = await admit?.();
+  const gated = async <T>(extra: ToolExtra, work: () => Promise<T>): Promise<T> => {
+    const leave = await driving(extra).admit?.();
     try {
       return await work();
     } finally {
@@ -84,16 +155,12 @@ export function registerProgramTools(
       inputSchema: CODE,
       annotations: open,
     },
-    ({ text, codeBlocks, timeoutMs }: z.infer<typeof CODE>) =>
-      answer(() =>
-        gated(() =>
-          runtime.executeCode({
-            codeBlocks: codeBlocks ?? extractCodeBlocks(text ?? ""),
-            ...(timeoutMs ? { timeoutMs } : {}),
-            ...inNamespace,
-          })
-        )
-      ),
+    async (args: z.infer<typeof CODE>, extra: ToolExtra) => {
+      using progress = RunProgress.of(runtime, extra);
+      return await answer(() =>
+        runBlocks(runtime, { ...args, ...inNamespace }, driving(extra), progress)
+      );
+    },
   );
 
   server.registerTool(
@@ -105,9 +172,9 @@ export function registerProgramTools(
       inputSchema: PROGRAM,
       annotations: open,
     },
-    ({ files, workspaceId, ...spec }: ProgramArgs) =>
+    ({ files, workspaceId, ...spec }: ProgramArgs, extra: ToolExtra) =>
       answer(() =>
-        gated(() => runtime.runProgram(where({ files, workspaceId }), spec, inNamespace))
+        gated(extra, () => runtime.runProgram(where({ files, workspaceId }), spec, inNamespace))
       ),
   );
 

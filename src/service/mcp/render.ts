@@ -17,6 +17,9 @@ import type {
 } from "../../engine/execution/types.ts";
 import { CordonError, type ErrorInfo, toErrorInfo } from "../../errors.ts";
 import { encodeValue } from "../../rpc/codec.ts";
+import { storedLogLines, storedResultLines } from "./render_stored.ts";
+import type { Outcome } from "./outcome.ts";
+import { MAX_WAIT_MS } from "./schemas.ts";
 
 /** Where a person decides paused calls; the service mounts its HTTP API here. */
 export const EXECUTIONS_API_PATH = "/v1/executions";
@@ -42,29 +45,58 @@ function pendingLine(p: PendingAction): string {
   return `- call #${p.seq} ${p.connector}.${p.tool}(${toJsonText(p.args)}) ${wants}`;
 }
 
-/** The readable rendering of an execution result (the tool result's one text block). */
-export function executeText(out: ExecuteResult): string {
+/** How a model goes on with a run that is not over: the follow-up tools, then the HTTP API. */
+function goOnLines(executionId: string, paused: boolean): string[] {
+  const base = `${EXECUTIONS_API_PATH}/${executionId}`;
+  const lines = [
+    `To go on, call the \`wait\` tool with {"executionId":"${executionId}"}: it answers once the` +
+    ` run ends (up to ${MAX_WAIT_MS / 1000} s a call; call it again if it is still under way), or` +
+    ` \`result\` with the same id for where it is now.`,
+  ];
+  if (paused) {
+    lines.push(
+      `A person decides through Cordon's HTTP API: POST ${base}/approve or ${base}/reject` +
+        ` (approval), POST ${base}/resolve (a value). The run then continues where it stopped.`,
+    );
+  }
+  return lines;
+}
+
+/** The readable rendering of an outcome (the tool result's one text block). */
+export function outcomeText(out: Outcome & { meta?: ExecutionMeta }, note?: string): string {
   const lines: string[] = [];
+  if (note) lines.push(note);
   switch (out.status) {
-    case "completed":
-      lines.push(out.result === undefined ? "(no value returned)" : toJsonText(out.result, 2));
+    case "completed": {
+      const stored = storedResultLines(out);
+      if (stored.length > 0) lines.push(...stored);
+      else lines.push(out.result === undefined ? "(no value returned)" : toJsonText(out.result, 2));
       break;
+    }
     case "paused": {
-      const base = `${EXECUTIONS_API_PATH}/${out.executionId}`;
+      const pending = out.pending ?? [];
       lines.push(
-        `Execution ${out.executionId} is paused: ${out.pending.length} call(s) wait for a decision.`,
-        ...out.pending.map(pendingLine),
-        `A person decides them through Cordon's HTTP API: POST ${base}/approve or ${base}/reject` +
-          ` (approval), POST ${base}/resolve (a value). The run then continues where it stopped.`,
+        `Execution ${out.executionId} is paused: ${pending.length} call(s) wait for a decision.`,
+        ...pending.map(pendingLine),
+        ...goOnLines(out.executionId, true),
       );
       break;
     }
+    case "running":
+      lines.push(
+        `Execution ${out.executionId} is still running.`,
+        ...goOnLines(out.executionId, false),
+      );
+      break;
+    case "rolled_back":
+      lines.push(`Execution ${out.executionId} was rolled back.`);
+      break;
     case "error":
     case "rejected":
-      lines.push(`Execution ${out.status}: ${errorLine(out.error)}`);
+      if (out.error) lines.push(`Execution ${out.status}: ${errorLine(out.error)}`);
       break;
   }
-  lines.push(...logLines(out.logs));
+  lines.push(...logLines(out.logs), ...storedLogLines(out));
   if (out.diagnostics.length > 0) {
     lines.push("", "Diagnostics:");
     for (const d of out.diagnostics) {
@@ -72,8 +104,8 @@ export function executeText(out: ExecuteResult): string {
       lines.push(`[${d.severity}] ${d.code}: ${d.message}${at}`);
     }
   }
-  if (out.meta.sessionId) lines.push("", `Session: ${out.meta.sessionId} (pass it as sessionId)`);
-  if (out.meta.recoveryRef) {
+  if (out.meta?.sessionId) lines.push("", `Session: ${out.meta.sessionId} (pass it as sessionId)`);
+  if (out.meta?.recoveryRef) {
     lines.push(`Its history: readRecovery({ recoveryRef: "${out.meta.recoveryRef}" })`);
   }
   return lines.join("\n");
@@ -90,6 +122,9 @@ const RUN_META_FIELDS = [
   "sessionId",
   "sessionStatus",
   "recoveryRef",
+  // Cordon's references to what was kept out of the answer (the result, the rest of the logs).
+  "resultRef",
+  "logRef",
 ] as const;
 
 /** The documented fields of an execution's meta. */
@@ -99,27 +134,38 @@ function runMeta(meta: ExecutionMeta): Record<string, unknown> {
   return out;
 }
 
-/** The `execute` tool's answer: the result with its documented run meta, and its text. */
-export function executeToolResult(out: ExecuteResult): CallToolResult {
-  const base = {
+/**
+ * The answer of `execute`, `result` and `wait`: the outcome with the documented run meta (when
+ * it is a fresh result), and its text. `note` opens the text and is `structuredContent.note`.
+ */
+export function outcomeToolResult(
+  out: Outcome | ExecuteResult,
+  note?: string,
+): CallToolResult {
+  const meta = "meta" in out ? out.meta : undefined;
+  const data: Record<string, unknown> = {
     status: out.status,
     executionId: out.executionId,
     logs: out.logs,
     calls: out.calls,
     diagnostics: out.diagnostics,
-    ...(out.meta.sessionId ? { sessionId: out.meta.sessionId } : {}),
-    meta: runMeta(out.meta),
+    ...(meta?.sessionId ? { sessionId: meta.sessionId } : {}),
+    ...(meta ? { meta: runMeta(meta) } : {}),
+    ...(note ? { note } : {}),
   };
-  const data = out.status === "completed"
-    ? { ...base, result: out.result }
-    : out.status === "paused"
-    ? { ...base, pending: out.pending }
-    : { ...base, error: out.error };
+  if (out.status === "completed") data.result = out.result;
+  else if (out.status === "paused") data.pending = out.pending ?? [];
+  else if ("error" in out && out.error) data.error = out.error;
   return {
-    content: [{ type: "text", text: executeText(out) }],
+    content: [{ type: "text", text: outcomeText(out, note) }],
     structuredContent: encodeValue(data) as Record<string, unknown>,
     isError: out.status === "error" || out.status === "rejected",
   };
+}
+
+/** The `execute` tool's answer: the result with its documented run meta, and its text. */
+export function executeToolResult(out: ExecuteResult, note?: string): CallToolResult {
+  return outcomeToolResult(out, note);
 }
 
 /** The `search` tool's answer. */

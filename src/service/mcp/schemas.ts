@@ -108,15 +108,19 @@ const RUN_META = z.looseObject({
   sessionId: z.string().optional(),
   sessionStatus: z.enum(["created", "reused"]).optional(),
   recoveryRef: z.string().optional(),
+  resultRef: z.string().optional().describe("The stored result, when it was over the inline limit"),
+  logRef: z.string().optional().describe("Reads every console line, when logs were cut"),
 });
 
 /**
- * `execute`'s `structuredContent`: the execution result with the documented run meta only.
- * One object for every status (MCP wants an object schema, not a union), so
- * `result`, `pending` and `error` are optional and `status` says which is set.
+ * The `structuredContent` of `execute`, `result` and `wait`: the execution's outcome with the
+ * documented run meta only. One object for every status (MCP wants an object schema, not a
+ * union), so `result`, `pending` and `error` are optional and `status` says which is set.
+ * `running` and `rolled_back` come from `result` and `wait`, and from `execute` when a decision
+ * made elsewhere carried the run on.
  */
 export const EXECUTE_OUTPUT = z.looseObject({
-  status: z.enum(["completed", "paused", "error", "rejected"]),
+  status: z.enum(["completed", "paused", "error", "rejected", "running", "rolled_back"]),
   executionId: z.string(),
   result: z.unknown().optional().describe(
     "The value returned (completed), in Cordon's tagged JSON for bigint, Date, Map, bytes…",
@@ -129,5 +133,28 @@ export const EXECUTE_OUTPUT = z.looseObject({
   sessionId: z.string().optional().describe("The session this run used (pass it back to reuse it)"),
   meta: RUN_META.optional().describe(
     "runId, traceId, declarationHash, times; sessionId, sessionStatus, and recoveryRef when created",
+  ),
+  note: z.string().optional().describe(
+    "What happened to a question asked in the client (declined, decided elsewhere, …)",
+  ),
+});
+
+const EXECUTION_ID = z.string().min(1).max(200).describe(
+  "The executionId an `execute` answer gave",
+);
+
+/** What the `result` tool takes. */
+export const RESULT_INPUT = z.object({ executionId: EXECUTION_ID });
+
+/** The longest a `wait` call waits (ms): clients often time a request out after a minute or two. */
+export const MAX_WAIT_MS = 120_000;
+/** How long a `wait` call waits when it does not say (ms). */
+export const DEFAULT_WAIT_MS = 30_000;
+
+/** What the `wait` tool takes. */
+export const WAIT_INPUT = z.object({
+  executionId: EXECUTION_ID,
+  timeoutMs: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(
+    `How long to wait at most (ms, default ${DEFAULT_WAIT_MS}, at most ${MAX_WAIT_MS})`,
   ),
 });

@@ -22,8 +22,9 @@ export const DEFAULT_EVENT_LOG_MAX_EVENTS = 5_000;
 /** How long an ended execution's events stay: long enough to reconnect a dropped stream. */
 export const DEFAULT_EVENT_LOG_RETAIN_MS = 5 * 60_000;
 /**
- * Bytes kept per execution: a done event carrying a result of the default `maxResultBytes`
- * (1 MB, up to 2 MB as UTF-16 text) fits with room for its latest lines and calls.
+ * Bytes kept per execution: a done event carries at most `inlineResultBytes` of result (32 KiB
+ * by default; a larger result is stored and the event carries its reference), so even a run
+ * that raised that limit to 1 MB fits, with room for its latest lines and calls.
  */
 export const DEFAULT_EVENT_LOG_MAX_EXECUTION_BYTES = 4 * MiB;
 /**

@@ -3,7 +3,8 @@
  * `:name{.+}` lets a name carry its `/`s (`/v1/artifacts/reports/q1.csv`);
  * the name pattern itself keeps `..` and leading slashes out. A name's
  * versions are listed under their own path (`/v1/artifact-versions/…`), so
- * no name can collide with a suffix route.
+ * no name can collide with a suffix route. A text artifact (a stored result)
+ * is also read in pages: `?offset=&limit=` answers 206 with one page.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { z } from "zod";
 import { ARTIFACT_NAME, MAX_ARTIFACT_NAME_CHARS } from "../../engine/artifacts/ref.ts";
 import type { ArtifactInfo } from "../../engine/artifacts/api.ts";
 import { MAX_PAGE } from "../../engine/common/paging.ts";
+import { DEFAULT_RESULT_PAGE_BYTES, MAX_RESULT_PAGE_BYTES } from "../../engine/artifacts/pages.ts";
 import { CordonError } from "../../errors.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
@@ -35,6 +37,42 @@ function notFound(name: string, v?: number): never {
 /** Where one version is read. */
 function locationOf(info: ArtifactInfo): string {
   return `/v1/artifacts/${info.name}?version=${info.version}`;
+}
+
+/** One page of a text artifact (a stored result) as a 206 answer. */
+async function textPage(
+  runtime: ServiceDeps["runtime"],
+  resultRef: string,
+  offset: number | undefined,
+  limit: number | undefined,
+  namespace: string | undefined,
+): Promise<Response> {
+  let page;
+  try {
+    page = await runtime.readResult({
+      resultRef,
+      ...(offset === undefined ? {} : { cursor: String(offset) }),
+      ...(limit === undefined ? {} : { limit }),
+      namespace,
+    });
+  } catch (err) {
+    // Unknown here is the route's own 404, naming the artifact.
+    if (err instanceof CordonError && err.code === "not_found") notFound(resultRef);
+    throw err;
+  }
+  const body = new TextEncoder().encode(page.text);
+  const last = page.offset + body.byteLength - 1;
+  const headers: Record<string, string> = {
+    "content-type": page.mimeType,
+    "content-range": body.byteLength === 0
+      ? `bytes */${page.totalBytes}`
+      : `bytes ${page.offset}-${last}/${page.totalBytes}`,
+    "x-artifact-version": page.resultRef.slice(page.resultRef.lastIndexOf("@") + 1),
+    "x-content-type-options": "nosniff",
+    "content-security-policy": "sandbox",
+  };
+  if (page.nextCursor !== undefined) headers["x-next-offset"] = page.nextCursor;
+  return new Response(body, { status: 206, headers });
 }
 
 /** The artifact routes. */
@@ -106,17 +144,28 @@ export function artifactRoutes(deps: ServiceDeps): Route[] {
       tag: "artifacts",
       access: "read",
       params: artifactName,
-      query: z.object({ version, namespace }).strict(),
+      query: z.object({
+        version,
+        offset: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional()
+          .describe("A page of a text artifact from this byte (a stored result's nextCursor)"),
+        limit: z.coerce.number().int().min(1).max(MAX_RESULT_PAGE_BYTES).optional()
+          .describe(`The page's most bytes (default ${DEFAULT_RESULT_PAGE_BYTES})`),
+        namespace,
+      }).strict(),
       responses: {
         200: "The bytes, with content-type, etag (the SHA-256) and x-artifact-version",
+        206: "With offset or limit: one page of a text artifact, cut between characters, " +
+          "with content-range and x-next-offset (absent on the last page)",
         304: "Not modified (if-none-match)",
         404: "No such artifact or version",
       },
       handle: async ({ params, query, principal, c }) => {
         const ref = query.version === undefined ? params.name : `${params.name}@${query.version}`;
-        const found = await runtime.artifact(ref, {
-          namespace: namespaceFor(principal, query.namespace),
-        });
+        const ns = namespaceFor(principal, query.namespace);
+        if (query.offset !== undefined || query.limit !== undefined) {
+          return await textPage(runtime, ref, query.offset, query.limit, ns);
+        }
+        const found = await runtime.artifact(ref, { namespace: ns });
         if (!found) notFound(params.name, query.version);
         const { info, data } = found;
         const headers: Record<string, string> = {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Runtime } from "../../engine/mod.ts";
+import type { ActivityFeed } from "../requests/activity.ts";
 import type { EventLog } from "../requests/event_log.ts";
 import type { Gate } from "../requests/gate.ts";
 import type { Idempotency } from "../requests/idempotency.ts";
@@ -13,6 +14,8 @@ import type { ApiKeys } from "../access/keys.ts";
 export interface ServiceDeps {
   runtime: Runtime;
   events: EventLog;
+  /** Every execution's state changes, for `GET /v1/events`. */
+  activity: ActivityFeed;
   keys: ApiKeys;
   /** Executions started without waiting (`wait: false`); shutdown lets them finish. */
   background: Set<Promise<unknown>>;

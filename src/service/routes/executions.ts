@@ -169,8 +169,10 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       params: id,
       responses: { 200: "Deleted", 409: "It is running" },
       handle: async ({ params, principal }) => {
-        await visibleExecution(runtime, principal, params.id);
-        return { deleted: await runtime.deleteExecution(params.id) };
+        const { namespace } = await visibleExecution(runtime, principal, params.id);
+        const deleted = await runtime.deleteExecution(params.id);
+        if (deleted) deps.activity.deleted(params.id, namespace);
+        return { deleted };
       },
     }),
     route({

@@ -9,7 +9,8 @@
 /** The MCP front door: Streamable HTTP, stateless (one JSON-RPC message per POST). */
 export const MCP_OPERATION: Record<string, unknown> = {
   operationId: "postMcp",
-  summary: "MCP front door (Streamable HTTP): tools execute, search, describe, the code executor",
+  summary:
+    "MCP front door (Streamable HTTP): tools execute, search, describe, result, wait, the code executor",
   tags: ["mcp"],
   requestBody: {
     required: true,
@@ -21,6 +22,7 @@ export const MCP_OPERATION: Record<string, unknown> = {
     "200": {
       description: "The JSON-RPC answer (JSON, or an event stream when the client accepts one)",
     },
+    "202": { description: "Notifications, and the client's replies to the server's questions" },
     "401": { description: "No valid API key (WWW-Authenticate: Bearer)" },
     "405": { description: "GET and DELETE: this server keeps no MCP sessions" },
   },

@@ -13,3 +13,5 @@ export { sessionRoutes } from "./sessions.ts";
 export { programRoutes } from "./programs.ts";
 export { artifactRoutes } from "./artifacts.ts";
 export { eventStream } from "./sse.ts";
+export { activityRoutes } from "./activity.ts";
+export { keyRoutes } from "./keys.ts";

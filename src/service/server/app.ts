@@ -9,7 +9,8 @@ import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { CordonError } from "../../errors.ts";
 import type { ServiceDeps } from "../routes/deps.ts";
-import { refuseCrossSite } from "../http/cross_site.ts";
+import { isTopLevelNavigation, refuseCrossSite } from "../http/cross_site.ts";
+import { CONSOLE_PAGE, CONSOLE_PREFIX, ConsoleAssets } from "../console/mod.ts";
 import { errorResponse, fail, thrownResponse } from "../http/http.ts";
 import { type Principal, SCOPES } from "../access/keys.ts";
 import { mcpHttpHandler } from "../mcp/mod.ts";
@@ -19,6 +20,9 @@ import { catalogueRoutes } from "../routes/catalogue.ts";
 import { executionRoutes } from "../routes/executions.ts";
 import { sessionRoutes } from "../routes/sessions.ts";
 import { programRoutes } from "../routes/programs.ts";
+import { type LogLine, requestLog } from "./activity_log.ts";
+import { activityRoutes } from "../routes/activity.ts";
+import { keyRoutes } from "../routes/keys.ts";
 
 /** How the app decides who calls. */
 export interface AppOptions {
@@ -26,6 +30,8 @@ export interface AppOptions {
   auth: "auto" | "keys";
   /** Larger request bodies get 413. */
   maxBodyBytes: number;
+  /** Receives one line per request (no bodies, keys or query values); none when absent. */
+  log?: LogLine;
 }
 
 /** Who acts when no keys exist and the caller is local: every scope, the default namespace. */
@@ -53,6 +59,8 @@ export function serviceRoutes(deps: ServiceDeps): Route[] {
     ...programRoutes(deps),
     ...catalogueRoutes(deps),
     ...artifactRoutes(deps),
+    ...activityRoutes(deps),
+    ...keyRoutes(deps),
   ];
 }
 
@@ -108,15 +116,17 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
       c.res.headers.set("x-request-id", id);
     }
   });
+  if (options.log) app.use(requestLog<Env>(options.log, (c) => c.get("principal")?.namespace));
   app.onError((err, c) => {
     if (!(err instanceof CordonError)) {
       console.error(`[cordon] ${c.get("requestId")} ${c.req.method} ${c.req.path}:`, err);
     }
     return thrownResponse(err);
   });
-  // Before anything else answers: a web page's request is refused on every path.
+  // Before anything else answers: a web page's request is refused on every path (a link to the
+  // console page from elsewhere opens it; the page then calls only its own origin).
   app.use(async (c, next) => {
-    refuseCrossSite(c);
+    if (!isTopLevelNavigation(c, CONSOLE_PAGE)) refuseCrossSite(c);
     await next();
   });
   app.notFound((c) =>
@@ -157,14 +167,23 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
         "Run model-written TypeScript, Python and bash in a locked-down Deno sandbox that calls your tools.",
     }, new URL(c.req.url).origin));
   });
+  // The operator console: files only, no data and no key; it calls the API like any client.
+  const consoleAssets = new ConsoleAssets();
+  app.get(CONSOLE_PAGE, (c) => consoleAssets.serve(c.req.raw, "index.html"));
+  app.get(
+    `${CONSOLE_PREFIX}*`,
+    (c) => consoleAssets.serve(c.req.raw, c.req.path.slice(CONSOLE_PREFIX.length)),
+  );
   for (const r of routes) {
     app.on(r.method.toUpperCase(), r.path, async (c) => {
       const principal = r.access === "public" ? LOCAL : await principalOf(c);
+      if (r.access !== "public") c.set("principal", principal);
       return await runRoute(r, c, principal, deps.idempotency);
     });
   }
   app.all("/mcp", async (c) => {
     const principal = await principalOf(c);
+    c.set("principal", principal);
     if (!allowed(principal, "execute")) {
       throw new CordonError("forbidden", 'The MCP front door needs the "execute" scope');
     }
@@ -175,6 +194,8 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
     return await mcpHttpHandler(deps.runtime, {
       namespace: principal.namespace,
       admit: () => deps.gate.enter(principal.namespace),
+      // Approving in the client is deciding: only keys that may decide are asked.
+      approvals: allowed(principal, "approve"),
     })(c.req.raw);
   });
   return app;

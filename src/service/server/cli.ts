@@ -15,6 +15,8 @@ export const COMMON_FLAGS = {
   port: { type: "string" },
   host: { type: "string" },
   "data-dir": { type: "string" },
+  /** `--examples` / `--no-examples`: the example connector on or off. */
+  examples: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -26,14 +28,32 @@ function portOf(value: string, where: string): number {
   return n;
 }
 
-/** The configuration from `--config`/`CORDON_CONFIG`/`cordon.config.*`, env and flags. */
+function switchOf(value: string, where: string): boolean {
+  if (value === "1" || value === "0") return value === "1";
+  throw new CordonError("invalid_config", `${where} must be 0 or 1; got "${value}"`);
+}
+
+/**
+ * The configuration from `--config`/`CORDON_CONFIG`/`cordon.config.*`, env and flags. Without a
+ * config file the example connector is on; `CORDON_EXAMPLES` and `--[no-]examples` decide over
+ * both.
+ */
 export async function resolveConfig(
-  flags: { config?: string; port?: string; host?: string; "data-dir"?: string },
+  flags: {
+    config?: string;
+    port?: string;
+    host?: string;
+    "data-dir"?: string;
+    examples?: boolean;
+  },
   cwd = Deno.cwd(),
 ): Promise<ServiceConfig> {
   const file = findConfigFile(flags.config, cwd);
-  const config: ServiceConfig = file ? await loadConfigFile(file) : {};
+  const config: ServiceConfig = file ? await loadConfigFile(file) : { examples: true };
   const env = (name: string) => Deno.env.get(name) || undefined;
+  const examples = env("CORDON_EXAMPLES");
+  if (examples !== undefined) config.examples = switchOf(examples, "CORDON_EXAMPLES");
+  if (flags.examples !== undefined) config.examples = flags.examples;
   const port = flags.port ?? env("CORDON_PORT");
   if (port !== undefined) {
     config.port = portOf(port, flags.port !== undefined ? "--port" : "CORDON_PORT");
@@ -59,6 +79,7 @@ export function parseFlags<
       args,
       options: { ...COMMON_FLAGS, ...extra },
       allowPositionals: true,
+      allowNegative: true,
       strict: true,
     });
   } catch (err) {

@@ -13,6 +13,7 @@ import type { McpHttpOptions, McpStdioOptions } from "../../connectors/mcp/mod.t
 import type { Connector } from "../../connectors/types.ts";
 import { CordonError } from "../../errors.ts";
 import { NAMESPACE_PATTERN } from "../../engine/common/namespace.ts";
+import { openAiEmbedder, type SearchSettingsOptions } from "../../engine/mod.ts";
 import { SCOPES } from "../access/keys.ts";
 
 /** Where the service listens when nothing says otherwise. */
@@ -24,6 +25,18 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 export const CONFIG_FILES = ["cordon.config.ts", "cordon.config.json"] as const;
 
 const limitsSchema = z.record(z.string(), z.number()).optional();
+const embeddingsSchema = z.object({
+  url: z.url().describe("An OpenAI-compatible API base (…/v1) or its …/embeddings endpoint"),
+  model: z.string().min(1).describe("The embedding model; vectors are stored per model"),
+  apiKey: z.string().min(1).optional().describe("Sent as a bearer token; a host-side secret"),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable's name")
+    .optional().describe("The environment variable holding the key, instead of apiKey"),
+  dimensions: z.number().int().positive().optional(),
+  headers: z.record(z.string(), z.string()).optional().describe("Sent with every request"),
+  batchSize: z.number().int().min(1).max(2048).optional(),
+  timeoutMs: z.number().int().positive().optional(),
+  queryTimeoutMs: z.number().int().positive().optional(),
+}).strict().refine((e) => !(e.apiKey && e.apiKeyEnv), "give apiKey or apiKeyEnv, not both");
 const name = z.string().regex(/^[A-Za-z_$][\w$]*$/, "a JavaScript identifier");
 const mcpCommon = {
   name,
@@ -107,6 +120,10 @@ export const configSchema = z.object({
   }).strict().optional(),
   workspaces: z.object({ retainMs: z.number().int().positive().optional() }).strict().optional(),
   artifacts: z.object({ maxBytes: z.number().int().positive().optional() }).strict().optional(),
+  search: z.object({
+    embeddings: embeddingsSchema.optional()
+      .describe("Rank tools and snippets by meaning too, with an OpenAI-compatible endpoint"),
+  }).strict().optional(),
   redact: z.object({
     values: z.array(z.string()).optional()
       .describe("Secret values to remove from logs and journals (MCP headers, API keys, …)"),
@@ -130,6 +147,12 @@ export const configSchema = z.object({
     maxRunning: z.number().int().min(1).optional().describe("Runs at once (default 64)"),
     maxQueued: z.number().int().min(0).optional()
       .describe("Requests waiting for a slot before 429 (default 1024)"),
+  }).strict().optional(),
+  examples: z.boolean().optional()
+    .describe("Offer the example connector demo (default: on without a config file, else off)"),
+  log: z.object({
+    requests: z.boolean().optional().describe("One stdout line per HTTP request (default true)"),
+    runs: z.boolean().optional().describe("One stdout line per run state change (default true)"),
   }).strict().optional(),
   events: z.object({
     maxExecutionBytes: z.number().int().positive().optional()
@@ -217,4 +240,41 @@ export function mcpOptions(config: ServiceConfig): (McpStdioOptions | McpHttpOpt
   return (config.mcpServers ?? []).map((s) =>
     "command" in s && s.cwd ? { ...s, cwd: fromConfig(config, s.cwd) } : s
   );
+}
+
+/**
+ * The embedding endpoint's key a config names: `apiKey`, or the value of the variable
+ * `apiKeyEnv` names (`invalid_config` when it is not set).
+ */
+export function embeddingsKey(config: ServiceConfig): string | undefined {
+  const e = config.search?.embeddings;
+  if (!e?.apiKeyEnv) return e?.apiKey;
+  const key = Deno.env.get(e.apiKeyEnv);
+  if (!key) {
+    throw new CordonError(
+      "invalid_config",
+      `Cannot use search.embeddings: the environment variable ${e.apiKeyEnv} (apiKeyEnv) is not set`,
+    );
+  }
+  return key;
+}
+
+/** The runtime's search options a config means: an OpenAI-compatible embedder, if it names one. */
+export function searchOptions(config: ServiceConfig): SearchSettingsOptions | undefined {
+  const e = config.search?.embeddings;
+  if (!e) return undefined;
+  const { url, model, dimensions, headers, batchSize, timeoutMs, queryTimeoutMs } = e;
+  const apiKey = embeddingsKey(config);
+  return {
+    embed: openAiEmbedder({
+      url,
+      model,
+      ...(apiKey ? { apiKey } : {}),
+      ...(dimensions ? { dimensions } : {}),
+      ...(headers ? { headers } : {}),
+    }),
+    ...(batchSize ? { batchSize } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(queryTimeoutMs ? { queryTimeoutMs } : {}),
+  };
 }

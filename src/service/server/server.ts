@@ -20,15 +20,20 @@ import {
   DEFAULT_HOST,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_PORT,
+  embeddingsKey,
   fromConfig,
   mcpOptions,
+  searchOptions,
   type ServiceConfig,
 } from "./config.ts";
 import type { ServiceDeps } from "../routes/deps.ts";
+import { ActivityFeed } from "../requests/activity.ts";
 import { EventLog } from "../requests/event_log.ts";
 import { Gate } from "../requests/gate.ts";
 import { Idempotency } from "../requests/idempotency.ts";
 import { ApiKeys } from "../access/keys.ts";
+import { type LogLine, runLog } from "./activity_log.ts";
+import { exampleConnector } from "./examples.ts";
 
 /** A running service. */
 export interface Service extends AsyncDisposable {
@@ -52,6 +57,11 @@ export interface Service extends AsyncDisposable {
 export interface StartOptions {
   /** Background runs (`wait: false`) get this long to finish at shutdown (ms, default 30 s). */
   shutdownGraceMs?: number;
+  /**
+   * Receives the activity log: a line per request and per run state change, unless the config's
+   * `log` turns one off. Without it the service logs nothing (`deno task serve` prints them).
+   */
+  log?: LogLine;
 }
 
 /** True for addresses only this machine reaches. */
@@ -82,6 +92,7 @@ async function loadDocument(config: ServiceConfig, doc: string | object): Promis
 
 async function connectorsOf(config: ServiceConfig): Promise<Connector[]> {
   const out: Connector[] = [...(config.connectors ?? [])];
+  if (config.examples) out.push(exampleConnector());
   for (const options of mcpOptions(config)) out.push(mcpConnector(options));
   for (const o of config.openapi ?? []) {
     const { headers, document, ...rest } = o;
@@ -94,7 +105,7 @@ async function connectorsOf(config: ServiceConfig): Promise<Connector[]> {
   return out;
 }
 
-/** Secret values in the config: MCP headers and env, OpenAPI headers. */
+/** Secret values in the config: MCP headers and env, OpenAPI headers, the embeddings key. */
 function configSecrets(config: ServiceConfig): string[] {
   const out: string[] = [];
   for (const m of config.mcpServers ?? []) {
@@ -102,6 +113,9 @@ function configSecrets(config: ServiceConfig): string[] {
     if ("env" in m && m.env) out.push(...Object.values(m.env));
   }
   for (const o of config.openapi ?? []) out.push(...Object.values(o.headers ?? {}));
+  const key = embeddingsKey(config);
+  if (key) out.push(key);
+  out.push(...Object.values(config.search?.embeddings?.headers ?? {}));
   return out;
 }
 
@@ -126,6 +140,7 @@ export async function runtimeOptionsOf(config: ServiceConfig): Promise<RuntimeOp
     ...(config.retention ? { retention: config.retention } : {}),
     ...(config.workspaces ? { workspaces: config.workspaces } : {}),
     ...(config.artifacts ? { artifacts: config.artifacts } : {}),
+    ...(config.search?.embeddings ? { search: searchOptions(config) } : {}),
     // Host-side secrets the config holds are redacted from logs without being listed again.
     redact: { values: [...(config.redact?.values ?? []), ...configSecrets(config)] },
     sandbox: { allowPrivateNetwork: config.network?.allowPrivateNetwork ?? false },
@@ -179,9 +194,11 @@ export async function startService(
   }
   const shutdown = new AbortController();
   const events = new EventLog(runtime, { ...config.events });
+  const activity = new ActivityFeed(runtime);
   const deps: ServiceDeps = {
     runtime,
     events,
+    activity,
     keys: keyStore.keys,
     background: new Set(),
     gate: new Gate(config.concurrency?.maxRunning, config.concurrency?.maxQueued),
@@ -192,10 +209,13 @@ export async function startService(
     version: VERSION,
   };
   const auth = config.auth ?? "auto";
+  const log = options.log;
   const app = createApp(deps, {
     auth,
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...(log && config.log?.requests !== false ? { log } : {}),
   });
+  const stopRunLog = log && config.log?.runs !== false ? runLog(runtime, log) : undefined;
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     const listening = Promise.withResolvers<void>();
@@ -210,7 +230,9 @@ export async function startService(
     }, app.fetch);
     await listening.promise;
   } catch (err) {
+    await stopRunLog?.();
     events.close();
+    activity.close();
     await runtime.close();
     keyStore.close();
     if (err instanceof Deno.errors.AddrInUse) {
@@ -238,6 +260,7 @@ export async function startService(
         // Event streams end first: they would otherwise hold the shutdown open.
         shutdown.abort();
         events.close();
+        activity.close();
         await server.shutdown();
         const grace = options.shutdownGraceMs ?? 30_000;
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -247,6 +270,7 @@ export async function startService(
         ]);
         clearTimeout(timer);
         await runtime.close();
+        await stopRunLog?.();
         keyStore.close();
       })();
       return closing;

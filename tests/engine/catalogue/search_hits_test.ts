@@ -56,7 +56,7 @@ Deno.test("search() hits carry a one-line description and the tool's compact sig
     },
   });
   await using rt = await createRuntime({ connectors: [issues], db: ":memory:", pool: { size: 0 } });
-  const [hit] = rt.search("list issues of a project", { limit: 1 }).items;
+  const [hit] = (await rt.search("list issues of a project", { limit: 1 })).items;
   assert.equal(hit.path, "issues.list_issues");
   assert.equal(hit.description, "List the issues of a project, filtered by state.");
   assert.equal(
@@ -65,7 +65,7 @@ Deno.test("search() hits carry a one-line description and the tool's compact sig
       "Promise<{ number: number; title: string }[]>",
   );
   // The hint in list_issues' description sends a text search to its sibling.
-  assert.equal(rt.search("search issues by text").items[0].path, "issues.search_issues");
+  assert.equal((await rt.search("search issues by text")).items[0].path, "issues.search_issues");
   // describe() still has the whole description.
   assert.match((await rt.describe("issues.list_issues")).description, /search_issues/);
 });

@@ -73,7 +73,7 @@ Deno.test("namespaces keep executions and snippets apart", async () => {
   assert.deepEqual(ok(inside), { run: 2, hits: ["snippet:pick"] });
   const other = await rt.execute({ code: `return (await codemode.search("pick")).items.length` });
   assert.equal(ok(other), 0);
-  assert.equal(rt.search("pick", { namespace: "acme" }).items[0].path, "snippet:pick");
+  assert.equal((await rt.search("pick", { namespace: "acme" })).items[0].path, "snippet:pick");
   assert.equal((await rt.describe("snippet:pick", { namespace: "acme" })).kind, "snippet");
   await assert.rejects(rt.describe("snippet:pick"), { code: "snippet_not_found" });
 

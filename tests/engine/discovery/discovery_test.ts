@@ -86,8 +86,8 @@ Deno.test("search() and describe() find tools; codemode.search/describe do the s
     db: ":memory:",
     pool: { size: 0 },
   });
-  assert.equal(rt.search("open an issue").items[0].path, "issues.createIssue");
-  assert.equal(rt.search("add numbers").items[0].path, "math.add");
+  assert.equal((await rt.search("open an issue")).items[0].path, "issues.createIssue");
+  assert.equal((await rt.search("add numbers")).items[0].path, "math.add");
   const d = await rt.describe("math.add");
   assert.match(d.signature, /math\.add\(/);
   assert.match(d.input, /a: number/);

@@ -39,11 +39,11 @@ Deno.test("search: one namespace's snippets change neither another's scores nor 
   };
   await save("globex", "monthly_summary", "Summarise the monthly sales report");
   const queries = ["sales report", "weekly invoices", "monthly summary", ""];
-  const before = queries.map((q) => rt.search(q, { namespace: "globex" }));
+  const before = await Promise.all(queries.map((q) => rt.search(q, { namespace: "globex" })));
   for (let i = 0; i < 8; i++) {
     await save("acme", `report_${i}`, `Sales report ${i}: the weekly report of invoices, report`);
   }
-  const after = queries.map((q) => rt.search(q, { namespace: "globex" }));
+  const after = await Promise.all(queries.map((q) => rt.search(q, { namespace: "globex" })));
   assert.deepEqual(after, before);
   // From inside a script too.
   const inside = ok(
@@ -54,6 +54,8 @@ Deno.test("search: one namespace's snippets change neither another's scores nor 
   );
   assert.deepEqual(inside, before[0].items.map((h) => [h.path, h.score]));
   assert.ok(
-    rt.search("report 3", { namespace: "acme" }).items.some((h) => h.path === "snippet:report_3"),
+    (await rt.search("report 3", { namespace: "acme" })).items.some((h) =>
+      h.path === "snippet:report_3"
+    ),
   );
 });

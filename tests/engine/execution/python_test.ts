@@ -116,7 +116,9 @@ Deno.test("python: connectors with kwargs and a dict, print, INPUT, and the last
     assert.equal(r.meta.typecheck, undefined);
     assert.deepEqual(r.diagnostics, []);
     // Stored with its language: reading it back says so.
-    assert.equal((await rt.execution(r.executionId))?.status, "completed");
+    const stored = await rt.execution(r.executionId);
+    assert.equal(stored?.status, "completed");
+    assert.equal(stored?.language, "python");
     // No last expression: the result is null.
     assert.equal(ok(await rt.execute({ language: "py", code: "x = 1" })) ?? null, null);
   });

@@ -24,9 +24,11 @@ const FRONT_TOOLS = [
   "program_kill",
   "program_poll",
   "program_write",
+  "result",
   "run_program",
   "search",
   "start_program",
+  "wait",
 ];
 
 const STDIO_FIXTURE = new URL("../../fixtures/mcp_front_stdio.ts", import.meta.url).pathname;

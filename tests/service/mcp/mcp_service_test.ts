@@ -44,6 +44,7 @@ Deno.test("/mcp: a client with a key lists tools, runs code, and gets a paused g
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   assert.equal(shut.status, 401);
+  assert.match(shut.headers.get("www-authenticate") ?? "", /^Bearer\b/);
   await shut.body?.cancel();
 
   await client.connect(

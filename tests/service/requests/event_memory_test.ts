@@ -52,6 +52,8 @@ Deno.test("event log: a result larger than one execution's bound streams from th
   await using t = await openService({ events: BOUNDS });
   const r = await t.call("POST", "/v1/executions", {
     code: `return "y".repeat(100_000)`,
+    // Inline, so the done event itself carries the whole value past the log's bound.
+    limits: { inlineResultBytes: 200_000 },
     wait: false,
   });
   assert.equal(r.status, 202);

@@ -102,7 +102,7 @@ Deno.test({
       assert.match(banner, new RegExp(`data: +${dataDir}/cordon\\.db`));
       assert.match(banner, /memory guard: +(cgroup-v1|cgroup-v2|heap-only)/);
       assert.match(banner, /orphan guard: +(pdeathsig|none)/);
-      assert.match(banner, /connectors: +state \(\d+\)/);
+      assert.match(banner, /connectors: +demo \(3\), state \(\d+\)/);
       const url = `http://127.0.0.1:${port}`;
       const run = await curl(
         `${url}/v1/executions`,
