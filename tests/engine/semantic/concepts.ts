@@ -1,7 +1,7 @@
 /**
  * A scripted, deterministic embedder for tests: each dimension is a concept, and a text's
  * vector counts the words that evoke it (by word start). Intent queries whose words no tool
- * uses ("scrap tomorrow's standup") land near the tool that means the same ("Delete an event
+ * uses ("call off the get-together tomorrow") land near the tool that means the same ("Delete an event
  * from a calendar") because both evoke the same concepts. It counts its calls and texts, and
  * can be told to fail, hang or answer nonsense.
  */
@@ -81,10 +81,9 @@ export function scriptedEmbedder(): ScriptedEmbedder {
 
 /** Intent queries, each with the tool it means; none shares a word with any tool. */
 export const INTENT_QUERIES: [string, string][] = [
-  ["scrap tomorrow's standup", "calendar.delete_event"],
-  ["knock a fifth off for Acme", "billing.create_coupon"],
-  ["is the smog bad in Delhi", "weather.air_quality"],
-  ["did my change go green", "ci.get_check_runs"],
+  ["call off the get-together tomorrow", "calendar.delete_event"],
+  ["can I breathe easy in Delhi", "weather.air_quality"],
+  ["retry the nightly job", "ci.rerun_workflow"],
 ];
 
 const noInput = z.object({});
