@@ -6,21 +6,15 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
+import { hashText } from "../../connectors/search_cursor.ts";
 
 /** What a fused cursor starts with. */
 export const FUSED_CURSOR_PREFIX = "~";
 /** Our cursors are about 40 characters; a longer one is garbage, refused before decoding. */
 const MAX_CURSOR_LENGTH = 256;
 
-/** FNV-1a, 32 bits: binds a cursor to its query. Not a secret; cursors grant nothing. */
-export function bindingOf(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return (h >>> 0).toString(36);
-}
+/** Binds a cursor to its namespace and query (the lexical cursors' hash). */
+export const bindingOf: (text: string) => string = hashText;
 
 /** Whether `cursor` is a fused ranking's (else it is the lexical index's to judge). */
 export function isFusedCursor(cursor: unknown): boolean {

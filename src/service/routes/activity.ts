@@ -13,6 +13,7 @@ import { streamSSE } from "hono/streaming";
 import type { ActivityEvent } from "../requests/activity.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { type Route, route } from "./route.ts";
+import { wait } from "./sse.ts";
 import { runSettings } from "./executions.ts";
 import { namespaceFor } from "../access/scope.ts";
 
@@ -23,19 +24,6 @@ function lastId(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-}
-
-function wait(ms: number, signal: AbortSignal, also: Promise<void>): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done);
-    also.then(done);
-  });
 }
 
 /** The activity route. */

@@ -62,7 +62,8 @@ export function eventStream(
   });
 }
 
-function wait(ms: number, signal: AbortSignal, also?: Promise<void>): Promise<void> {
+/** Resolves after `ms`, on `signal`'s abort, or when `also` settles, whichever is first. */
+export function wait(ms: number, signal: AbortSignal, also?: Promise<void>): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms);
     function done() {
