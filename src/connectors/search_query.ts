@@ -119,5 +119,14 @@ export function queryConcepts(
     const verb = sense !== undefined || GENERIC_VERBS.has(term);
     concepts.push({ term, weight: verb ? w.verb : 1, alternatives });
   });
+  // Values (ids, addresses, times) are weak evidence of what the request is about.
+  for (const value of query.values) {
+    const alternatives = value.filter((alt) => alt.every(known)).map((terms) => ({
+      terms,
+      weight: 1,
+    }));
+    if (alternatives.length === 0) continue;
+    concepts.push({ term: value[0].join(" "), weight: w.value, alternatives });
+  }
   return concepts;
 }

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { isVerbForm, type RequestAction, requestAction } from "./search_actions.ts";
+import { readValues } from "./search_values.ts";
 
 /** Words that appear in every description and in most questions, and so rank nothing. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -35,7 +37,7 @@ export function splitWords(text: string): string[] {
  * `replies` → `reply`. Words ending in `ss`, `us` (`status`) or `ias`/`vas`/`las`
  * (`alias`, `canvas`, `atlas`) are not plurals.
  */
-function singular(word: string): string {
+export function singular(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
   if (word.length > 4 && /(?:ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
   if (word.length > 3 && /(?:ia|va|la)s$/.test(word)) return word;
@@ -75,6 +77,8 @@ export function stem(word: string): string {
       w = base;
       if (/(?:at|bl|iz)$/.test(w)) w += "e";
       else if (/([^aeioulsz])\1$/.test(w)) w = w.length > 3 ? w.slice(0, -1) : w;
+      // British spelling doubles a final l: `labelled`, `cancelled`, `travelled`.
+      else if (w.length >= 6 && w.endsWith("ell")) w = w.slice(0, -1);
       else if (measure(w) === 1 && endsCvc(w)) w += "e";
       else if (w.endsWith("i")) w = w.slice(0, -1) + "y";
     }
@@ -164,6 +168,51 @@ export interface ParsedQuery {
    * `oncall`, "free busy" `busy` → `freebusy`, so a query meets identifiers that glue them.
    */
   joined: Map<string, string>;
+  /**
+   * What the values taken out of it say (search_values.ts), one concept each: alternatives of
+   * terms (`cus_123` → `customer`); an id adds one concept of `id` or `number`.
+   */
+  values: string[][][];
+  /** Whether it reads or writes, and whether a verb says so (search_actions.ts). */
+  action: RequestAction;
+  /** Whether it names things in the plural and no id: it wants many, not one. */
+  many: boolean;
+}
+
+/**
+ * Whether some of `words` is a plural noun (`incidents`, `PRs`), not a verb's form (`updates`).
+ */
+export function namesPlural(words: readonly string[]): boolean {
+  return words.some((word) => {
+    const w = word.toLowerCase();
+    if (!/^\p{L}{3,}$/u.test(w) || STOP_WORDS.has(w)) return false;
+    const one = singular(w);
+    return one !== w && !isVerbForm(w, one);
+  });
+}
+
+/** A phrase's terms. */
+function phraseTerms(phrase: string): string[] {
+  return splitWords(phrase).map(normalizeTerm).filter((t): t is string => t !== null);
+}
+
+/** The concepts of a request's values, in order, without those its words already say. */
+function valueConcepts(evidence: ReturnType<typeof readValues>["evidence"], terms: string[]) {
+  const said = new Set(terms);
+  const out: string[][][] = [];
+  const seen = new Set<string>();
+  let id = false;
+  for (const e of evidence) {
+    id ||= e.id;
+    const alternatives = e.kinds.map(phraseTerms).filter((a) => a.length > 0);
+    const key = alternatives.map((a) => a.join(" ")).join("|");
+    if (alternatives.length === 0 || seen.has(key)) continue;
+    if (alternatives.some((a) => a.every((t) => said.has(t)))) continue;
+    seen.add(key);
+    out.push(alternatives);
+  }
+  if (id && !said.has("id")) out.push([["id"], ["number"]]);
+  return out;
 }
 
 /**
@@ -176,7 +225,8 @@ export interface ParsedQuery {
  * console.assert(q.opening === "page" && q.joined.get("call") === "oncall");
  * ```
  */
-export function parseQuery(text: string): ParsedQuery {
+export function parseQuery(request: string): ParsedQuery {
+  const { text, evidence } = readValues(request);
   const words = splitWords(text.replace(CHANNEL_MENTION, "$1channel"));
   const first = words.find((w) => !POLITE.has(w.toLowerCase()));
   const opening = first === undefined ? undefined : normalizeTerm(first) ?? undefined;
@@ -188,7 +238,14 @@ export function parseQuery(text: string): ParsedQuery {
       joined.set(second, glued);
     }
   }
-  const query: ParsedQuery = { terms: searchTerms(text), joined };
+  const terms = searchTerms(text);
+  const query: ParsedQuery = {
+    terms,
+    joined,
+    values: valueConcepts(evidence, terms),
+    action: requestAction(words.map((w) => w.toLowerCase())),
+    many: namesPlural(words) && !evidence.some((e) => e.id),
+  };
   if (opening !== undefined) query.opening = opening;
   return query;
 }

@@ -39,6 +39,14 @@ export interface RankingWeights {
    * is `getConfluencePage`, not `getConfluencePageDescendants`.
    */
   nameCoverage: number;
+  /** Score × (1 − this) for a tool that reads when the request writes. */
+  readWhenWriting: number;
+  /** Score × (1 − this) for a tool that writes when the request reads. */
+  writeWhenReading: number;
+  /** Score × (1 − this) for a tool reading one thing when the request wants many, or the reverse. */
+  cardinality: number;
+  /** What a value of the request (an id, an address, a time) says it names (search_values.ts). */
+  value: number;
   /** A near spelling standing in for a query word no document has. */
   fuzzy: number;
   /** Shortest query word that may match by near spelling or prefix (shorter: none). */
@@ -55,6 +63,10 @@ export const DEFAULT_WEIGHTS: RankingWeights = {
   verb: 0.8,
   coordination: 0,
   nameCoverage: 0.5,
+  readWhenWriting: 0.2,
+  writeWhenReading: 0.2,
+  cardinality: 0.1,
+  value: 0.3,
   fuzzy: 0.5,
   fuzzyMinLength: 5,
 };
