@@ -33,7 +33,23 @@ const KNOBS: Knob[] = [
   { name: "coordination", values: [0, 0.5, 1, 2, 3], set: (w, v) => w.coordination = v },
   { name: "nameCoverage", values: [0, 0.25, 0.5, 1, 2], set: (w, v) => w.nameCoverage = v },
   { name: "synonym", values: [0.2, 0.35, 0.5, 0.65, 0.8], set: (w, v) => w.synonym = v },
+  { name: "head", values: [0, 0.15, 0.3, 0.5, 1], set: (w, v) => w.head = v },
+  {
+    name: "readWhenWriting",
+    values: [0, 0.1, 0.2, 0.3, 0.5],
+    set: (w, v) => w.readWhenWriting = v,
+  },
+  {
+    name: "writeWhenReading",
+    values: [0, 0.1, 0.2, 0.3, 0.5],
+    set: (w, v) => w.writeWhenReading = v,
+  },
+  { name: "cardinality", values: [0, 0.05, 0.1, 0.2, 0.3], set: (w, v) => w.cardinality = v },
+  { name: "value", values: [0, 0.15, 0.3, 0.5, 0.8], set: (w, v) => w.value = v },
+  { name: "secondHop", values: [0, 0.25, 0.5, 0.75, 1], set: (w, v) => w.secondHop = v },
 ];
+/** Weights scored on the whole main set: they only matter where a query's words differ from a tool's. */
+const WHOLE_SET_KNOBS = new Set(["synonym", "value", "secondHop"]);
 /** Rounds of the one-weight-at-a-time search; it settles within two or three. */
 const MAX_ROUNDS = 4;
 
@@ -70,7 +86,8 @@ function clone(w: RankingWeights): RankingWeights {
 /** The one-weight-at-a-time search from the current defaults; prints each improvement. */
 export function gridSearch(): RankingWeights {
   let best = clone(DEFAULT_WEIGHTS);
-  const score = (w: RankingWeights, knob: Knob) => objective(w, knob.name === "synonym");
+  const score = (w: RankingWeights, knob: Knob) =>
+    objective(w, Deno.env.get("GRID_WHOLE") === "1" || WHOLE_SET_KNOBS.has(knob.name));
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let improved = false;
     for (const knob of KNOBS) {

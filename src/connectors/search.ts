@@ -17,7 +17,7 @@
 import { CordonError } from "../errors.ts";
 import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
 import { decodeCursor, encodeCursor, hashText } from "./search_cursor.ts";
-import { parseQuery } from "./search_terms.ts";
+import { parseQuery } from "./search_parse.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument } from "./search_corpus.ts";
@@ -226,7 +226,7 @@ export class SearchIndex {
     // Everything the ranking reads of the query; the same words differently written hash alike.
     const queryHash = hashText(
       `${terms.join(" ")}|${parsed.opening ?? ""}|${[...parsed.joined].join(" ")}|${
-        JSON.stringify([parsed.values, parsed.action, parsed.many])
+        JSON.stringify([parsed.values, parsed.action, parsed.many, parsed.head])
       }`,
     );
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);

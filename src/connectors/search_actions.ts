@@ -157,3 +157,68 @@ export function nameAction(
   }
   return undefined;
 }
+
+/** Words that end a request's head: what follows says where or which, not what. */
+const PREPOSITIONS = set(
+  "in on of for to from at by with without under into onto about between across over after " +
+    "before during since until via per like than that which who where when whose",
+);
+/** Words before a head noun that only qualify it. */
+const QUALIFIERS = set(
+  "a an the this that these those my our your their his her its some any all every each new " +
+    "old open closed first last next previous current latest recent other another same more " +
+    "most many several few one two three",
+);
+
+/**
+ * The words naming what a request acts on: after its verb (and any words before it) up to the
+ * first preposition, without qualifiers ("log a call on a contact" → `call`; "comments on the
+ * PR" → `comments`). Empty when the request has no such words.
+ *
+ * @example
+ * ```ts
+ * import { headWords } from "./search_actions.ts";
+ * console.assert(headWords(["log", "a", "call", "on", "a", "contact"]).join() === "call");
+ * console.assert(headWords(["which", "files", "changed", "in", "pr"]).join() === "files,changed");
+ * ```
+ */
+export function headWords(words: readonly string[]): string[] {
+  let i = 0;
+  while (i < words.length && (LEAD.has(words[i]) || ASKING.has(words[i]))) i++;
+  while (
+    i < words.length &&
+    (READ.has(words[i]) || WRITE.has(words[i]) || OPENING_WRITE.has(words[i]) ||
+      TO_ME.has(words[i]) || words[i] === "me")
+  ) i++;
+  const out: string[] = [];
+  for (; i < words.length && !PREPOSITIONS.has(words[i]); i++) {
+    if (!QUALIFIERS.has(words[i])) out.push(words[i]);
+  }
+  return out;
+}
+
+/**
+ * Verbs whose particle is a word search drops ("in", "up", "out", "on"): written as one word,
+ * so "logged in" is not "logs" and "look up" is a lookup.
+ */
+const PARTICLE_VERBS: readonly [RegExp, string][] = [
+  [/\b(?:log|logged|logging|sign|signed|signing)\s+(?:in|into|on)\b/gi, "authenticated login"],
+  [/\b(?:log|logged|sign|signed)\s+out\b/gi, "logout"],
+  [/\b(?:sign|signed|signing)\s+up\b/gi, "signup register"],
+  [/\b(?:look|looking|looked)\s+up\b/gi, "lookup"],
+  [/\b(?:set|setting)\s+up\b/gi, "setup configure"],
+  [/\b(?:turn|turned|switch)\s+on\b/gi, "enable"],
+  [/\b(?:back|backed)\s+up\b/gi, "backup"],
+  [/\b(?:clean|cleaned)\s+up\b/gi, "cleanup delete"],
+  [/\b(?:find|found)\s+out\b/gi, "find"],
+  [/\b(?:fill|filled)\s+in\b/gi, "update"],
+  [/\bopt(?:ed)?\s+out\b/gi, "unsubscribe"],
+  [/\bopt(?:ed)?\s+in\b/gi, "subscribe"],
+];
+
+/** A request with its particle verbs written as one word ("logged in" → authenticated). */
+export function joinParticleVerbs(text: string): string {
+  let out = text;
+  for (const [pattern, word] of PARTICLE_VERBS) out = out.replace(pattern, word);
+  return out;
+}

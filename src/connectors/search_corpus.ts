@@ -21,8 +21,9 @@ import {
   termsOf,
 } from "./search_fields.ts";
 import { type NameAction, nameAction } from "./search_actions.ts";
-import { queryConcepts } from "./search_query.ts";
-import { namesPlural, normalizeTerm, type ParsedQuery, splitWords } from "./search_terms.ts";
+import { type Concept, queryConcepts } from "./search_query.ts";
+import { namesPlural, type ParsedQuery } from "./search_parse.ts";
+import { normalizeTerm, splitWords } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument };
@@ -76,6 +77,20 @@ function nameCoverage(entry: Entry, naming: Map<string, number>): number {
   let named = 0;
   for (const t of entry.nameWords) named += naming.get(t) ?? 0;
   return named / entry.nameWords.length;
+}
+
+/** The share of the request's head concepts its name names (0 to 1; 0 without a head). */
+function headCoverage(entry: Entry, head: readonly Concept[]): number {
+  if (head.length === 0) return 0;
+  let named = 0;
+  for (const c of head) {
+    let best = 0;
+    for (const a of c.alternatives) {
+      if (a.weight > best && a.terms.every((t) => entry.nameWords.includes(t))) best = a.weight;
+    }
+    named += best;
+  }
+  return named / head.length;
 }
 
 /** A BM25F index over some documents (the caller keeps them; this one only ranks them). */
@@ -216,6 +231,7 @@ export class SearchCorpus {
         for (const t of a.terms) naming.set(t, Math.max(naming.get(t) ?? 0, a.weight));
       }
     }
+    const head = concepts.filter((c) => query.head.includes(c.term));
     const ranked: Ranked[] = [];
     for (const e of touched) {
       let score = 0;
@@ -228,7 +244,7 @@ export class SearchCorpus {
         }
       }
       score *= (matched / totalWeight) ** w.coordination;
-      score *= 1 + w.nameCoverage * nameCoverage(e, naming);
+      score *= 1 + w.nameCoverage * nameCoverage(e, naming) + w.head * headCoverage(e, head);
       // A tool that writes when the request reads, or reads when it writes, is likely the
       // near-duplicate it did not mean.
       const act = e.action;

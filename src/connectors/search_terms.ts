@@ -6,8 +6,6 @@
  *
  * @module
  */
-import { isVerbForm, type RequestAction, requestAction } from "./search_actions.ts";
-import { readValues } from "./search_values.ts";
 
 /** Words that appear in every description and in most questions, and so rank nothing. */
 const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -90,6 +88,11 @@ export function stem(word: string): string {
   return w;
 }
 
+/** Whether `word` (lowercased) is a common word search drops. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /** A word as indexed and queried (lowercased, singular, stemmed), or `null` to drop it. */
 export function normalizeTerm(word: string): string | null {
   const w = word.toLowerCase();
@@ -98,7 +101,7 @@ export function normalizeTerm(word: string): string | null {
 }
 
 /** `#general`, `#ops-alerts`: a channel named the way chat writes it (not `#42`, an issue). */
-const CHANNEL_MENTION = /(^|[\s(])#\p{L}[\p{L}\p{N}_-]*/gu;
+export const CHANNEL_MENTION = /(^|[\s(])#\p{L}[\p{L}\p{N}_-]*/gu;
 
 /**
  * The distinct search terms of a query, in order.
@@ -149,103 +152,4 @@ export function gluedParts(word: string, known: ReadonlySet<string>): string[] {
 export function lettersOf(word: string): string | undefined {
   const m = /^(\p{L}{3,})\p{N}+$/u.exec(word);
   return m ? m[1] : undefined;
-}
-
-/** Words that may come before a request's verb without being it. */
-const POLITE = new Set(["please", "pls", "kindly"]);
-
-/** A query as the ranking reads it. */
-export interface ParsedQuery {
-  /** Its distinct terms, in order ({@link searchTerms}). */
-  terms: string[];
-  /**
-   * The term of the word it opens with, when that word is not a stop word: the request's verb
-   * when it is phrased as one ("page the DBA" → `page`; "what's on my schedule" → none).
-   */
-  opening?: string;
-  /**
-   * Two adjacent words written as one, by the term of the second: "on call" gives `call` →
-   * `oncall`, "free busy" `busy` → `freebusy`, so a query meets identifiers that glue them.
-   */
-  joined: Map<string, string>;
-  /**
-   * What the values taken out of it say (search_values.ts), one concept each: alternatives of
-   * terms (`cus_123` → `customer`); an id adds one concept of `id` or `number`.
-   */
-  values: string[][][];
-  /** Whether it reads or writes, and whether a verb says so (search_actions.ts). */
-  action: RequestAction;
-  /** Whether it names things in the plural and no id: it wants many, not one. */
-  many: boolean;
-}
-
-/**
- * Whether some of `words` is a plural noun (`incidents`, `PRs`), not a verb's form (`updates`).
- */
-export function namesPlural(words: readonly string[]): boolean {
-  return words.some((word) => {
-    const w = word.toLowerCase();
-    if (!/^\p{L}{3,}$/u.test(w) || STOP_WORDS.has(w)) return false;
-    const one = singular(w);
-    return one !== w && !isVerbForm(w, one);
-  });
-}
-
-/** A phrase's terms. */
-function phraseTerms(phrase: string): string[] {
-  return splitWords(phrase).map(normalizeTerm).filter((t): t is string => t !== null);
-}
-
-/** The concepts of a request's values, in order, without those its words already say. */
-function valueConcepts(evidence: ReturnType<typeof readValues>["evidence"], terms: string[]) {
-  const said = new Set(terms);
-  const out: string[][][] = [];
-  const seen = new Set<string>();
-  let id = false;
-  for (const e of evidence) {
-    id ||= e.id;
-    const alternatives = e.kinds.map(phraseTerms).filter((a) => a.length > 0);
-    const key = alternatives.map((a) => a.join(" ")).join("|");
-    if (alternatives.length === 0 || seen.has(key)) continue;
-    if (alternatives.some((a) => a.every((t) => said.has(t)))) continue;
-    seen.add(key);
-    out.push(alternatives);
-  }
-  if (id && !said.has("id")) out.push([["id"], ["number"]]);
-  return out;
-}
-
-/**
- * Reads a query: its terms, the word it opens with, and its adjacent words glued.
- *
- * @example
- * ```ts
- * import { parseQuery } from "./search_terms.ts";
- * const q = parseQuery("page who is on call");
- * console.assert(q.opening === "page" && q.joined.get("call") === "oncall");
- * ```
- */
-export function parseQuery(request: string): ParsedQuery {
-  const { text, evidence } = readValues(request);
-  const words = splitWords(text.replace(CHANNEL_MENTION, "$1channel"));
-  const first = words.find((w) => !POLITE.has(w.toLowerCase()));
-  const opening = first === undefined ? undefined : normalizeTerm(first) ?? undefined;
-  const joined = new Map<string, string>();
-  for (let i = 1; i < words.length; i++) {
-    const second = normalizeTerm(words[i]);
-    const glued = normalizeTerm(words[i - 1] + words[i].toLowerCase());
-    if (second !== null && glued !== null && /^\p{L}+$/u.test(words[i - 1])) {
-      joined.set(second, glued);
-    }
-  }
-  const terms = searchTerms(text);
-  const query: ParsedQuery = {
-    terms,
-    joined,
-    values: valueConcepts(evidence, terms),
-    action: requestAction(words.map((w) => w.toLowerCase())),
-    many: namesPlural(words) && !evidence.some((e) => e.id),
-  };
-  if (opening !== undefined) query.opening = opening;
-  return query;
 }

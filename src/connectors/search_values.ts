@@ -84,6 +84,14 @@ const CLOUD_PREFIXES: Readonly<Record<string, readonly string[]>> = {
 const SPANNING: readonly [RegExp, ValueEvidence][] = [
   [/\bhttps?:\/\/\S+/gi, { kinds: ["link", "url"], id: false }],
   [/[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu, { kinds: ["email"], id: false }],
+  // "opened by octocat", "sent by the bank": who made it, a filter most listings take.
+  [
+    /\b(?:opened|created|written|authored|filed|raised|reported|submitted|started|made|posted|sent)\s+by\b/gi,
+    {
+      kinds: ["author", "creator", "sender", "owner"],
+      id: false,
+    },
+  ],
   // +1 415 555 0100, +14155550100, (415) 555-0100, 415-555-0100.
   [
     /(?<![\p{L}\p{N}])(?:\+\d[\d ().-]{7,}\d|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\p{L}\p{N}])/gu,
@@ -104,6 +112,8 @@ const ENVIRONMENTS: ReadonlySet<string> = new Set([
   "qa",
 ]);
 
+/** `1:1`, `1-on-1`: a meeting of two. */
+const ONE_ON_ONE = /^1(?::|-on-|on)1s?$/i;
 const VERSION = /^v?\d{1,3}(?:\.\d{1,4}){1,3}$/;
 const TIME = /^\d{1,2}(?::\d{2})?(?:am|pm)$|^\d{1,2}:\d{2}$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$|^\d{1,2}\/\d{1,2}\/\d{2,4}$/;
@@ -145,6 +155,7 @@ function tokenEvidence(token: string): ValueEvidence | undefined {
   if (cloud) return { kinds: CLOUD_PREFIXES[cloud[1]] ?? [], id: true };
   const sid = SID.exec(token);
   if (sid) return { kinds: SID_PREFIXES[sid[1]] ?? [], id: true };
+  if (ONE_ON_ONE.test(token)) return { kinds: ["meeting", "event"], id: false };
   if (VERSION.test(token)) return { kinds: ["version", "release"], id: false };
   if (TIME.test(token)) return { kinds: ["time"], id: false };
   if (DATE.test(token)) return { kinds: ["date"], id: false };

@@ -39,6 +39,10 @@ export interface RankingWeights {
    * is `getConfluencePage`, not `getConfluencePageDescendants`.
    */
   nameCoverage: number;
+  /** A second-hop vocabulary word (for a query word no document has), × the synonym weight. */
+  secondHop: number;
+  /** Score × (1 + this × the share of the request's head its name names: "log a **call**"). */
+  head: number;
   /** Score × (1 − this) for a tool that reads when the request writes. */
   readWhenWriting: number;
   /** Score × (1 − this) for a tool that writes when the request reads. */
@@ -55,18 +59,20 @@ export interface RankingWeights {
 
 /** The measured defaults. */
 export const DEFAULT_WEIGHTS: RankingWeights = {
-  fields: { name: 1.5, description: 1, connector: 1.5, context: 0.5, hints: 2 },
-  k1: 1.6,
+  fields: { name: 1, description: 1, connector: 1.5, context: 0.5, hints: 2 },
+  k1: 1.2,
   bName: 0.9,
   bDescription: 0.3,
   synonym: 0.8,
-  verb: 0.8,
+  verb: 0.45,
   coordination: 0,
   nameCoverage: 0.5,
+  secondHop: 0.5,
+  head: 0.3,
   readWhenWriting: 0.2,
-  writeWhenReading: 0.2,
-  cardinality: 0.1,
-  value: 0.3,
+  writeWhenReading: 0.3,
+  cardinality: 0.2,
+  value: 0.8,
   fuzzy: 0.5,
   fuzzyMinLength: 5,
 };

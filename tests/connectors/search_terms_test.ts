@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { type SearchDocument, SearchIndex } from "../../src/connectors/search.ts";
-import {
-  gluedParts,
-  parseQuery,
-  searchTerms,
-  splitWords,
-  stem,
-} from "../../src/connectors/search_terms.ts";
+import { parseQuery } from "../../src/connectors/search_parse.ts";
+import { gluedParts, searchTerms, splitWords, stem } from "../../src/connectors/search_terms.ts";
 
 function tool(connector: string, name: string, description: string): SearchDocument {
   return { kind: "tool", path: `${connector}.${name}`, name, connector, description };
