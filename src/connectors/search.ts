@@ -226,7 +226,7 @@ export class SearchIndex {
     // Everything the ranking reads of the query; the same words differently written hash alike.
     const queryHash = hashText(
       `${terms.join(" ")}|${parsed.opening ?? ""}|${[...parsed.joined].join(" ")}|${
-        JSON.stringify([parsed.values, parsed.action, parsed.many, parsed.head])
+        JSON.stringify([parsed.values, parsed.action, parsed.many])
       }`,
     );
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);

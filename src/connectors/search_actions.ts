@@ -158,45 +158,6 @@ export function nameAction(
   return undefined;
 }
 
-/** Words that end a request's head: what follows says where or which, not what. */
-const PREPOSITIONS = set(
-  "in on of for to from at by with without under into onto about between across over after " +
-    "before during since until via per like than that which who where when whose",
-);
-/** Words before a head noun that only qualify it. */
-const QUALIFIERS = set(
-  "a an the this that these those my our your their his her its some any all every each new " +
-    "old open closed first last next previous current latest recent other another same more " +
-    "most many several few one two three",
-);
-
-/**
- * The words naming what a request acts on: after its verb (and any words before it) up to the
- * first preposition, without qualifiers ("log a call on a contact" → `call`; "comments on the
- * PR" → `comments`). Empty when the request has no such words.
- *
- * @example
- * ```ts
- * import { headWords } from "./search_actions.ts";
- * console.assert(headWords(["log", "a", "call", "on", "a", "contact"]).join() === "call");
- * console.assert(headWords(["which", "files", "changed", "in", "pr"]).join() === "files,changed");
- * ```
- */
-export function headWords(words: readonly string[]): string[] {
-  let i = 0;
-  while (i < words.length && (LEAD.has(words[i]) || ASKING.has(words[i]))) i++;
-  while (
-    i < words.length &&
-    (READ.has(words[i]) || WRITE.has(words[i]) || OPENING_WRITE.has(words[i]) ||
-      TO_ME.has(words[i]) || words[i] === "me")
-  ) i++;
-  const out: string[] = [];
-  for (; i < words.length && !PREPOSITIONS.has(words[i]); i++) {
-    if (!QUALIFIERS.has(words[i])) out.push(words[i]);
-  }
-  return out;
-}
-
 /**
  * Verbs whose particle is a word search drops ("in", "up", "out", "on"): written as one word,
  * so "logged in" is not "logs" and "look up" is a lookup.

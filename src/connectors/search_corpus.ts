@@ -21,7 +21,7 @@ import {
   termsOf,
 } from "./search_fields.ts";
 import { type NameAction, nameAction } from "./search_actions.ts";
-import { type Concept, queryConcepts } from "./search_query.ts";
+import { queryConcepts } from "./search_query.ts";
 import { namesPlural, type ParsedQuery } from "./search_parse.ts";
 import { normalizeTerm, splitWords } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
@@ -77,20 +77,6 @@ function nameCoverage(entry: Entry, naming: Map<string, number>): number {
   let named = 0;
   for (const t of entry.nameWords) named += naming.get(t) ?? 0;
   return named / entry.nameWords.length;
-}
-
-/** The share of the request's head concepts its name names (0 to 1; 0 without a head). */
-function headCoverage(entry: Entry, head: readonly Concept[]): number {
-  if (head.length === 0) return 0;
-  let named = 0;
-  for (const c of head) {
-    let best = 0;
-    for (const a of c.alternatives) {
-      if (a.weight > best && a.terms.every((t) => entry.nameWords.includes(t))) best = a.weight;
-    }
-    named += best;
-  }
-  return named / head.length;
 }
 
 /** A BM25F index over some documents (the caller keeps them; this one only ranks them). */
@@ -228,10 +214,15 @@ export class SearchCorpus {
     const naming = new Map<string, number>();
     for (const { alternatives } of concepts) {
       for (const a of alternatives) {
-        for (const t of a.terms) naming.set(t, Math.max(naming.get(t) ?? 0, a.weight));
+        const named = a.weight < 1 ? a.weight * w.synonymNaming : a.weight;
+        for (const t of a.terms) naming.set(t, Math.max(naming.get(t) ?? 0, named));
       }
     }
-    const head = concepts.filter((c) => query.head.includes(c.term));
+    // A request read as reading for want of a verb, opening with a word no tool uses, may open
+    // with a verb nobody listed or misspelt ("sendd a mesage"): what it does is then unknown.
+    const { action, said } = query.action;
+    const opening = query.opening;
+    const sure = said || opening === undefined || this.#postings.has(opening);
     const ranked: Ranked[] = [];
     for (const e of touched) {
       let score = 0;
@@ -244,11 +235,11 @@ export class SearchCorpus {
         }
       }
       score *= (matched / totalWeight) ** w.coordination;
-      score *= 1 + w.nameCoverage * nameCoverage(e, naming) + w.head * headCoverage(e, head);
+      score *= 1 + w.nameCoverage * nameCoverage(e, naming);
       // A tool that writes when the request reads, or reads when it writes, is likely the
       // near-duplicate it did not mean.
-      const act = e.action;
-      if (act !== undefined && act.action !== query.action.action) {
+      const act = sure ? e.action : undefined;
+      if (act !== undefined && act.action !== action) {
         score *= 1 - (act.action === "read" ? w.readWhenWriting : w.writeWhenReading);
       } else if (act?.action === "read" && act.many !== query.many) score *= 1 - w.cardinality;
       ranked.push({ doc: e.doc, score: Math.round(score * SCORE_DIGITS) / SCORE_DIGITS });

@@ -1,13 +1,11 @@
 /**
  * A request as the ranking reads it: its terms, the word it opens with, adjacent words glued,
  * what its values say (search_values.ts), whether it reads or writes and wants one thing or
- * many (search_actions.ts), and its head: the words naming what it acts on, before any
- * preposition ("log a **call** on a hubspot contact", "**comments** on PROJ-7").
+ * many (search_actions.ts).
  *
  * @module
  */
 import {
-  headWords,
   isVerbForm,
   joinParticleVerbs,
   type RequestAction,
@@ -49,8 +47,6 @@ export interface ParsedQuery {
   action: RequestAction;
   /** Whether it names things in the plural and no id: it wants many, not one. */
   many: boolean;
-  /** The terms of its head: what it acts on, before any preposition ("log a call on…"). */
-  head: string[];
 }
 
 /**
@@ -116,15 +112,12 @@ export function parseQuery(request: string): ParsedQuery {
   }
   const terms = searchTerms(text);
   const lower = words.map((w) => w.toLowerCase());
-  const head = [...new Set(headWords(lower).map(normalizeTerm))]
-    .filter((t): t is string => t !== null);
   const query: ParsedQuery = {
     terms,
     joined,
     values: valueConcepts(evidence, terms),
     action: requestAction(lower),
     many: namesPlural(words) && !evidence.some((e) => e.id),
-    head,
   };
   if (opening !== undefined) query.opening = opening;
   return query;

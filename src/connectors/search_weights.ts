@@ -41,8 +41,6 @@ export interface RankingWeights {
   nameCoverage: number;
   /** A second-hop vocabulary word (for a query word no document has), × the synonym weight. */
   secondHop: number;
-  /** Score × (1 + this × the share of the request's head its name names: "log a **call**"). */
-  head: number;
   /** Score × (1 − this) for a tool that reads when the request writes. */
   readWhenWriting: number;
   /** Score × (1 − this) for a tool that writes when the request reads. */
@@ -51,6 +49,8 @@ export interface RankingWeights {
   cardinality: number;
   /** What a value of the request (an id, an address, a time) says it names (search_values.ts). */
   value: number;
+  /** How much a word standing in for a query word names a tool (× its own weight; 1: as much). */
+  synonymNaming: number;
   /** A near spelling standing in for a query word no document has. */
   fuzzy: number;
   /** Shortest query word that may match by near spelling or prefix (shorter: none). */
@@ -60,19 +60,19 @@ export interface RankingWeights {
 /** The measured defaults. */
 export const DEFAULT_WEIGHTS: RankingWeights = {
   fields: { name: 1, description: 1, connector: 1.5, context: 0.5, hints: 2 },
-  k1: 1.2,
+  k1: 1.6,
   bName: 0.9,
   bDescription: 0.3,
   synonym: 0.8,
-  verb: 0.45,
+  verb: 1,
   coordination: 0,
   nameCoverage: 0.5,
   secondHop: 0.5,
-  head: 0.3,
   readWhenWriting: 0.2,
   writeWhenReading: 0.3,
   cardinality: 0.2,
   value: 0.8,
+  synonymNaming: 1,
   fuzzy: 0.5,
   fuzzyMinLength: 5,
 };
