@@ -43,7 +43,7 @@ const OPENING_WRITE_VERBS =
   "review release deploy build sync bill invoice charge refund transfer order alert ping post " +
   "reply share schedule log record lock block flag mark link test deal ship run change copy " +
   "fork drop upgrade rollback fix reset import install push leave turn hand swap bump scale " +
-  "void request start set pay merge restart clear connect mention";
+  "void request start set pay merge restart clear connect mention keep hide";
 
 /** Words that open a request before its verb ("can you please…", "I want to…"). */
 const LEADING =
@@ -172,6 +172,8 @@ const PARTICLE_VERBS: readonly [RegExp, string][] = [
   [/\b(?:back|backed)\s+up\b/gi, "backup"],
   [/\b(?:clean|cleaned)\s+up\b/gi, "cleanup delete"],
   [/\b(?:find|found)\s+out\b/gi, "find"],
+  [/\b(?:get|got|getting)\s+rid\s+of\b/gi, "delete"],
+  [/\b(?:throw|threw|throwing)\s+(?:away|out)\b/gi, "delete"],
   [/\b(?:fill|filled)\s+in\b/gi, "update"],
   [/\bopt(?:ed)?\s+out\b/gi, "unsubscribe"],
   [/\bopt(?:ed)?\s+in\b/gi, "subscribe"],
@@ -181,5 +183,36 @@ const PARTICLE_VERBS: readonly [RegExp, string][] = [
 export function joinParticleVerbs(text: string): string {
   let out = text;
   for (const [pattern, word] of PARTICLE_VERBS) out = out.replace(pattern, word);
+  return out;
+}
+
+/** Verbs whose request carries a message: what follows "that" or "saying" is its text. */
+const SAYING = set(
+  "tell let say announce notify ping message text email post send remind nudge reply respond " +
+    "write comment note jot warn inform alert update dm",
+);
+
+/**
+ * A request without the words that are arguments, not what it wants done: quoted text, the
+ * name after "called", "named" or "titled" (up to a preposition), and the message of a request
+ * to tell someone something ("tell the team **that the deploy is done**").
+ *
+ * @example
+ * ```ts
+ * import { withoutArguments } from "./search_actions.ts";
+ * const text = withoutArguments("tell #eng that the build is green");
+ * console.assert(text.trim() === "tell #eng");
+ * ```
+ */
+export function withoutArguments(text: string): string {
+  let out = text.replace(/"[^"]*"|\u201c[^\u201d]*\u201d/g, " ")
+    .replace(
+      /\b(?:called|named|titled|entitled)\s+(?:(?!(?:in|on|to|for|from|with|at|into|under)\b)\S+\s*)+/gi,
+      " ",
+    );
+  const words = out.toLowerCase().split(/[^\p{L}\p{N}#@']+/u).filter((w) => w !== "");
+  let i = 0;
+  while (i < words.length - 1 && LEAD.has(words[i])) i++;
+  if (SAYING.has(words[i])) out = out.replace(/\s(?:that|saying)\s[\s\S]*$|:[\s\S]*$/i, " ");
   return out;
 }

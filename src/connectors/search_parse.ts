@@ -8,6 +8,7 @@
 import {
   isVerbForm,
   joinParticleVerbs,
+  withoutArguments,
   type RequestAction,
   requestAction,
 } from "./search_actions.ts";
@@ -49,12 +50,28 @@ export interface ParsedQuery {
   many: boolean;
 }
 
+/** Nouns for a collection of things: "what's on my agenda" wants many. */
+const COLLECTIONS = new Set([
+  "agenda",
+  "inbox",
+  "history",
+  "feed",
+  "timeline",
+  "backlog",
+  "queue",
+  "roster",
+  "catalog",
+  "catalogue",
+]);
+
 /**
- * Whether some of `words` is a plural noun (`incidents`, `PRs`), not a verb's form (`updates`).
+ * Whether some of `words` is a plural noun (`incidents`, `PRs`), not a verb's form (`updates`),
+ * or a collection (`agenda`, `inbox`).
  */
 export function namesPlural(words: readonly string[]): boolean {
   return words.some((word) => {
     const w = word.toLowerCase();
+    if (COLLECTIONS.has(w)) return true;
     if (!/^\p{L}{3,}$/u.test(w) || isStopWord(w)) return false;
     const one = singular(w);
     return one !== w && !isVerbForm(w, one);
@@ -98,10 +115,14 @@ function valueConcepts(evidence: readonly ValueEvidence[], terms: string[]): str
 export function parseQuery(request: string): ParsedQuery {
   const values = readValues(request);
   const { evidence } = values;
-  const text = joinParticleVerbs(values.text);
+  const text = joinParticleVerbs(withoutArguments(values.text));
   const words = splitWords(text.replace(CHANNEL_MENTION, "$1channel"));
   const first = words.find((w) => !POLITE.has(w.toLowerCase()));
-  const opening = first === undefined ? undefined : normalizeTerm(first) ?? undefined;
+  // A possessive opens a noun phrase ("octocat's PRs"), never a verb.
+  const possessive = /^[\s\p{P}]*[\p{L}\p{N}_-]+['\u2019]s\b/u.test(text);
+  const opening = first === undefined || possessive
+    ? undefined
+    : normalizeTerm(first) ?? undefined;
   const joined = new Map<string, string>();
   for (let i = 1; i < words.length; i++) {
     const second = normalizeTerm(words[i]);

@@ -146,7 +146,7 @@ function looksGenerated(token: string): boolean {
 
 /** What one whitespace-separated token is, if it is a value. */
 function tokenEvidence(token: string): ValueEvidence | undefined {
-  if (ENVIRONMENTS.has(token.toLowerCase())) return { kinds: ["environment", "env"], id: false };
+  if (ENVIRONMENTS.has(token.toLowerCase())) return { kinds: ["env"], id: false };
   if (/^#\d+$/.test(token)) return { kinds: ["issue", "pull request", "number"], id: true };
   if (ISSUE_KEY.test(token)) return { kinds: ["issue"], id: true };
   const prefixed = PREFIXED_ID.exec(token);
@@ -157,7 +157,7 @@ function tokenEvidence(token: string): ValueEvidence | undefined {
   if (sid) return { kinds: SID_PREFIXES[sid[1]] ?? [], id: true };
   if (ONE_ON_ONE.test(token)) return { kinds: ["meeting", "event"], id: false };
   if (VERSION.test(token)) return { kinds: ["version", "release"], id: false };
-  if (TIME.test(token)) return { kinds: ["time"], id: false };
+  if (TIME.test(token)) return { kinds: ["time", "schedule"], id: false };
   if (DATE.test(token)) return { kinds: ["date"], id: false };
   if (/^\d+(?:\.\d+)?%$/.test(token)) return { kinds: ["percent"], id: false };
   if (/^[$€£¥]\d/u.test(token)) return { kinds: ["amount"], id: false };

@@ -51,7 +51,7 @@ export const BUSINESS_MEANS: Readonly<Record<string, readonly string[]>> = {
   shopper: ["customer"],
   payer: ["customer"],
   catalog: ["product"],
-  order: ["checkout", "payment", "invoice"],
+  order: ["checkout", "payment"],
   shipped: ["fulfillment", "order", "message"],
   tracking: ["fulfillment", "shipment"],
   "sold out": ["inventory", "stock"],
