@@ -8,9 +8,9 @@
 import {
   isVerbForm,
   joinParticleVerbs,
-  withoutArguments,
   type RequestAction,
   requestAction,
+  withoutArguments,
 } from "./search_actions.ts";
 import {
   CHANNEL_MENTION,
@@ -120,9 +120,7 @@ export function parseQuery(request: string): ParsedQuery {
   const first = words.find((w) => !POLITE.has(w.toLowerCase()));
   // A possessive opens a noun phrase ("octocat's PRs"), never a verb.
   const possessive = /^[\s\p{P}]*[\p{L}\p{N}_-]+['\u2019]s\b/u.test(text);
-  const opening = first === undefined || possessive
-    ? undefined
-    : normalizeTerm(first) ?? undefined;
+  const opening = first === undefined || possessive ? undefined : normalizeTerm(first) ?? undefined;
   const joined = new Map<string, string>();
   for (let i = 1; i < words.length; i++) {
     const second = normalizeTerm(words[i]);

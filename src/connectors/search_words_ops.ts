@@ -96,6 +96,8 @@ export const OPS_MEANS: Readonly<Record<string, readonly string[]>> = {
   annotate: ["event"],
   marker: ["event"],
   per: ["group", "aggregate", "facet"],
+  // Services call each other: the service map's upstream and downstream.
+  call: ["upstream", "downstream", "dependency"],
   caller: ["upstream", "dependency"],
   callers: ["upstream", "dependency"],
   diagnose: ["root cause", "analyze"],
