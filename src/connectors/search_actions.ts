@@ -32,7 +32,7 @@ const WRITE_VERBS =
   "unsubscribe enroll convert uninstall downgrade resize provision enable disable toggle unlock " +
   "unblock ban kick join unlink associate disconnect write save apply submit ask notify remind " +
   "give jot nudge wake buy purchase finalize finalise generate rotate replace overwrite tell " +
-  "let dial transition promote demote";
+  "let dial transition promote demote mark";
 
 /**
  * Words that are verbs when they open a request and nouns or adjectives elsewhere: "page the
@@ -41,7 +41,7 @@ const WRITE_VERBS =
 const OPENING_WRITE_VERBS =
   "page text message email call comment note label tag star pin book open close archive draft " +
   "review release deploy build sync bill invoice charge refund transfer order alert ping post " +
-  "reply share schedule log record lock block flag mark link test deal ship run change copy " +
+  "reply share schedule log record lock block flag link test deal ship run change copy " +
   "fork drop upgrade rollback fix reset import install push leave turn hand swap bump scale " +
   "void request start set pay merge restart clear connect mention keep hide";
 
