@@ -71,9 +71,9 @@ Deno.test("search fixture: 20+ connectors, 350+ tools, 120+ main and 40+ and 60+
 Deno.test("SearchIndex.search() finds the main set's tools as often as measured", () => {
   assertFloors("main", score(MAIN_QUERIES), {
     own_words: { top3: 0.97, top10: 1 },
-    near_duplicate: { top1: 0.87, top3: 0.97, top10: 0.98 },
+    near_duplicate: { top1: 0.86, top3: 0.97, top10: 0.98 },
     intent: { top3: 0.9, top10: 0.98 },
-    overall: { top1: 0.86, top3: 0.95, top10: 0.99, mrr: 0.91 },
+    overall: { top1: 0.85, top3: 0.95, top10: 0.99, mrr: 0.91 },
   });
 });
 
@@ -81,16 +81,16 @@ Deno.test("SearchIndex.search() finds the held-out set's tools as often as measu
   assertFloors("held-out", score(HELDOUT_QUERIES), {
     own_words: { top3: 0.94, top10: 1 },
     near_duplicate: { top1: 0.87, top3: 0.95, top10: 0.95 },
-    intent: { top3: 0.82, top10: 0.94 },
-    overall: { top1: 0.86, top3: 0.94, top10: 0.98, mrr: 0.91 },
+    intent: { top3: 0.76, top10: 0.94 },
+    overall: { top1: 0.86, top3: 0.93, top10: 0.98, mrr: 0.9 },
   });
 });
 
 Deno.test("SearchIndex.search() finds the second held-out set's tools as often as measured", () => {
   assertFloors("held-out 2", score(HELDOUT2_QUERIES), {
     own_words: { top3: 0.95, top10: 1 },
-    near_duplicate: { top1: 0.69, top3: 0.96, top10: 0.96 },
+    near_duplicate: { top1: 0.76, top3: 0.96, top10: 0.96 },
     intent: { top3: 0.79, top10: 0.87 },
-    overall: { top1: 0.77, top3: 0.92, top10: 0.95, mrr: 0.84 },
+    overall: { top1: 0.79, top3: 0.92, top10: 0.95, mrr: 0.86 },
   });
 });
