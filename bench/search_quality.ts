@@ -29,6 +29,7 @@ import {
   type SetQuality,
 } from "../tests/fixtures/search/evaluate.ts";
 import {
+  HELDOUT2_QUERIES,
   HELDOUT_QUERIES,
   MAIN_QUERIES,
   type QuerySet,
@@ -82,9 +83,10 @@ export async function searchQualityBench(samples: number) {
   const index = qualityIndex();
   const main = scoreSet(index, MAIN_QUERIES);
   const heldout = scoreSet(index, HELDOUT_QUERIES);
+  const heldout2 = scoreSet(index, HELDOUT2_QUERIES);
 
   const big = qualityIndex(grownInfos());
-  const queries = [MAIN_QUERIES, HELDOUT_QUERIES].flatMap((set) =>
+  const queries = [MAIN_QUERIES, HELDOUT_QUERIES, HELDOUT2_QUERIES].flatMap((set) =>
     Object.values(set).flat().map((q) => q.query)
   );
   for (let i = 0; i < WARMUP_QUERIES; i++) big.search(queries[i % queries.length]);
@@ -99,6 +101,7 @@ export async function searchQualityBench(samples: number) {
     connectors: SEARCH_CONNECTORS.length,
     main,
     heldout,
+    heldout2,
     searchUs: { tools: big.size, ...brief(us, 1) },
     pageTokens: pageTokens(index, queries),
   };
@@ -149,14 +152,24 @@ function figures(s: SetQuality) {
 
 /** The bench's result as the JSON summary reports it (misses counted, not listed). */
 export function qualitySummary(result: Awaited<ReturnType<typeof searchQualityBench>>) {
-  return { ...result, main: figures(result.main), heldout: figures(result.heldout) };
+  return {
+    ...result,
+    main: figures(result.main),
+    heldout: figures(result.heldout),
+    heldout2: figures(result.heldout2),
+  };
 }
 
 if (import.meta.main) {
   const arg = Deno.args.find((a) => a.startsWith("--samples="));
   const result = await searchQualityBench(arg ? Number(arg.split("=")[1]) : 2_000);
   if (Deno.args.includes("--misses")) {
-    for (const [name, set] of [["main", result.main], ["heldout", result.heldout]] as const) {
+    const sets = [
+      ["main", result.main],
+      ["heldout", result.heldout],
+      ["heldout2", result.heldout2],
+    ] as const;
+    for (const [name, set] of sets) {
       for (const m of set.misses) {
         console.error(
           `${name} ${m.group} rank ${m.rank || "-"}: "${m.query}" → ${m.expected[0]}; top 3: ${

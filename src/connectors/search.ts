@@ -17,7 +17,7 @@
 import { CordonError } from "../errors.ts";
 import { documentKey, SearchCorpus, type SearchDocument } from "./search_corpus.ts";
 import { decodeCursor, encodeCursor, hashText } from "./search_cursor.ts";
-import { parseQuery } from "./search_terms.ts";
+import { parseQuery } from "./search_parse.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument } from "./search_corpus.ts";
@@ -225,12 +225,15 @@ export class SearchIndex {
     const { terms } = parsed;
     // Everything the ranking reads of the query; the same words differently written hash alike.
     const queryHash = hashText(
-      `${terms.join(" ")}|${parsed.opening ?? ""}|${[...parsed.joined].join(" ")}`,
+      `${terms.join(" ")}|${parsed.opening ?? ""}|${[...parsed.joined].join(" ")}|${
+        JSON.stringify([parsed.values, parsed.action, parsed.many])
+      }`,
     );
     const offset = options.cursor === undefined ? 0 : decodeCursor(options.cursor, queryHash);
 
     const corpus = this.#corpus(options.namespace);
-    const ranked = terms.length === 0 ? corpus.listAll() : corpus.rank(parsed);
+    const blank = terms.length === 0 && parsed.values.length === 0;
+    const ranked = blank ? corpus.listAll() : corpus.rank(parsed);
     // Hits are copied only for the page: callers may keep or change them.
     const items = ranked.slice(offset, offset + limit).map(({ doc, score }) => {
       const { kind, path, name, connector, description } = doc;

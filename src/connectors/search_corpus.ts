@@ -20,8 +20,10 @@ import {
   type SearchDocument,
   termsOf,
 } from "./search_fields.ts";
+import { type NameAction, nameAction } from "./search_actions.ts";
 import { queryConcepts } from "./search_query.ts";
-import type { ParsedQuery } from "./search_terms.ts";
+import { namesPlural, type ParsedQuery } from "./search_parse.ts";
+import { normalizeTerm, splitWords } from "./search_terms.ts";
 import { DEFAULT_WEIGHTS, type RankingWeights } from "./search_weights.ts";
 
 export type { SearchDocument };
@@ -56,6 +58,8 @@ interface Entry {
   terms: Map<string, Float64Array>;
   /** The distinct words of the name (without glued halves), for how much of it a query names. */
   nameWords: string[];
+  /** Whether the tool reads or writes, by its name's verb (search_actions.ts). */
+  action: NameAction | undefined;
 }
 
 /** One document holding a term, with the term's saturated weight once computed. */
@@ -110,7 +114,9 @@ export class SearchCorpus {
       lengths: new Float64Array(FIELD_COUNT),
       terms: new Map(),
       nameWords: [...new Set(termsOf(doc.name))],
+      action: undefined,
     };
+    entry.action = nameAction(entry.nameWords, namesPlural(splitWords(doc.name)), normalizeTerm);
     fieldTerms(doc).forEach((terms, f) => {
       entry.lengths[f] = terms.length;
       this.#totalLengths[f] += terms.length;
@@ -208,9 +214,15 @@ export class SearchCorpus {
     const naming = new Map<string, number>();
     for (const { alternatives } of concepts) {
       for (const a of alternatives) {
-        for (const t of a.terms) naming.set(t, Math.max(naming.get(t) ?? 0, a.weight));
+        const named = a.weight < 1 ? a.weight * w.synonymNaming : a.weight;
+        for (const t of a.terms) naming.set(t, Math.max(naming.get(t) ?? 0, named));
       }
     }
+    // A request read as reading for want of a verb, opening with a word no tool uses, may open
+    // with a verb nobody listed or misspelt ("sendd a mesage"): what it does is then unknown.
+    const { action, said } = query.action;
+    const opening = query.opening;
+    const sure = said || opening === undefined || this.#postings.has(opening);
     const ranked: Ranked[] = [];
     for (const e of touched) {
       let score = 0;
@@ -224,6 +236,12 @@ export class SearchCorpus {
       }
       score *= (matched / totalWeight) ** w.coordination;
       score *= 1 + w.nameCoverage * nameCoverage(e, naming);
+      // A tool that writes when the request reads, or reads when it writes, is likely the
+      // near-duplicate it did not mean.
+      const act = sure ? e.action : undefined;
+      if (act !== undefined && act.action !== action) {
+        score *= 1 - (act.action === "read" ? w.readWhenWriting : w.writeWhenReading);
+      } else if (act?.action === "read" && act.many !== query.many) score *= 1 - w.cardinality;
       ranked.push({ doc: e.doc, score: Math.round(score * SCORE_DIGITS) / SCORE_DIGITS });
     }
     return ranked.sort((a, b) => b.score - a.score || comparePaths(a.doc.path, b.doc.path));

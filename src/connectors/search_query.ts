@@ -6,7 +6,7 @@
  * @module
  */
 import { expansionsOf, GENERIC_VERBS, openingSenseOf } from "./search_vocabulary.ts";
-import type { ParsedQuery } from "./search_terms.ts";
+import type { ParsedQuery } from "./search_parse.ts";
 import type { RankingWeights } from "./search_weights.ts";
 
 /** Terms that together stand for a query term, and how much they count. */
@@ -109,15 +109,38 @@ export function queryConcepts(
     const keys = [term];
     if (i > 0) keys.push(`${terms[i - 1]} ${term}`);
     if (i + 1 < terms.length) keys.push(`${term} ${terms[i + 1]}`);
+    const hops: string[] = [];
     for (const key of keys) {
       for (const alt of expansionsOf(key)) {
+        if (alt.length === 1) hops.push(alt[0]);
         if (alt.some((t) => !known(t))) continue;
         alternatives.push({ terms: alt, weight: w.synonym });
+      }
+    }
+    // A word no tool uses widens once more ("give" → grant → share), at a lower weight.
+    if (!known(term) && w.secondHop > 0) {
+      const seen = new Set(alternatives.map((a) => a.terms.join(" ")));
+      for (const hop of hops) {
+        for (const alt of expansionsOf(hop)) {
+          const key = alt.join(" ");
+          if (seen.has(key) || alt.some((t) => !known(t))) continue;
+          seen.add(key);
+          alternatives.push({ terms: alt, weight: w.synonym * w.secondHop });
+        }
       }
     }
     if (alternatives.length === 0) return;
     const verb = sense !== undefined || GENERIC_VERBS.has(term);
     concepts.push({ term, weight: verb ? w.verb : 1, alternatives });
   });
+  // Values (ids, addresses, times) are weak evidence of what the request is about.
+  for (const value of query.values) {
+    const alternatives = value.filter((alt) => alt.every(known)).map((terms) => ({
+      terms,
+      weight: 1,
+    }));
+    if (alternatives.length === 0) continue;
+    concepts.push({ term: value[0].join(" "), weight: w.value, alternatives });
+  }
   return concepts;
 }

@@ -35,7 +35,7 @@ export function splitWords(text: string): string[] {
  * `replies` → `reply`. Words ending in `ss`, `us` (`status`) or `ias`/`vas`/`las`
  * (`alias`, `canvas`, `atlas`) are not plurals.
  */
-function singular(word: string): string {
+export function singular(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return word.slice(0, -3) + "y";
   if (word.length > 4 && /(?:ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
   if (word.length > 3 && /(?:ia|va|la)s$/.test(word)) return word;
@@ -75,6 +75,8 @@ export function stem(word: string): string {
       w = base;
       if (/(?:at|bl|iz)$/.test(w)) w += "e";
       else if (/([^aeioulsz])\1$/.test(w)) w = w.length > 3 ? w.slice(0, -1) : w;
+      // British spelling doubles a final l: `labelled`, `cancelled`, `travelled`.
+      else if (w.length >= 6 && w.endsWith("ell")) w = w.slice(0, -1);
       else if (measure(w) === 1 && endsCvc(w)) w += "e";
       else if (w.endsWith("i")) w = w.slice(0, -1) + "y";
     }
@@ -86,6 +88,11 @@ export function stem(word: string): string {
   return w;
 }
 
+/** Whether `word` (lowercased) is a common word search drops. */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
 /** A word as indexed and queried (lowercased, singular, stemmed), or `null` to drop it. */
 export function normalizeTerm(word: string): string | null {
   const w = word.toLowerCase();
@@ -94,7 +101,7 @@ export function normalizeTerm(word: string): string | null {
 }
 
 /** `#general`, `#ops-alerts`: a channel named the way chat writes it (not `#42`, an issue). */
-const CHANNEL_MENTION = /(^|[\s(])#\p{L}[\p{L}\p{N}_-]*/gu;
+export const CHANNEL_MENTION = /(^|[\s(])#\p{L}[\p{L}\p{N}_-]*/gu;
 
 /**
  * The distinct search terms of a query, in order.
@@ -145,50 +152,4 @@ export function gluedParts(word: string, known: ReadonlySet<string>): string[] {
 export function lettersOf(word: string): string | undefined {
   const m = /^(\p{L}{3,})\p{N}+$/u.exec(word);
   return m ? m[1] : undefined;
-}
-
-/** Words that may come before a request's verb without being it. */
-const POLITE = new Set(["please", "pls", "kindly"]);
-
-/** A query as the ranking reads it. */
-export interface ParsedQuery {
-  /** Its distinct terms, in order ({@link searchTerms}). */
-  terms: string[];
-  /**
-   * The term of the word it opens with, when that word is not a stop word: the request's verb
-   * when it is phrased as one ("page the DBA" → `page`; "what's on my schedule" → none).
-   */
-  opening?: string;
-  /**
-   * Two adjacent words written as one, by the term of the second: "on call" gives `call` →
-   * `oncall`, "free busy" `busy` → `freebusy`, so a query meets identifiers that glue them.
-   */
-  joined: Map<string, string>;
-}
-
-/**
- * Reads a query: its terms, the word it opens with, and its adjacent words glued.
- *
- * @example
- * ```ts
- * import { parseQuery } from "./search_terms.ts";
- * const q = parseQuery("page who is on call");
- * console.assert(q.opening === "page" && q.joined.get("call") === "oncall");
- * ```
- */
-export function parseQuery(text: string): ParsedQuery {
-  const words = splitWords(text.replace(CHANNEL_MENTION, "$1channel"));
-  const first = words.find((w) => !POLITE.has(w.toLowerCase()));
-  const opening = first === undefined ? undefined : normalizeTerm(first) ?? undefined;
-  const joined = new Map<string, string>();
-  for (let i = 1; i < words.length; i++) {
-    const second = normalizeTerm(words[i]);
-    const glued = normalizeTerm(words[i - 1] + words[i].toLowerCase());
-    if (second !== null && glued !== null && /^\p{L}+$/u.test(words[i - 1])) {
-      joined.set(second, glued);
-    }
-  }
-  const query: ParsedQuery = { terms: searchTerms(text), joined };
-  if (opening !== undefined) query.opening = opening;
-  return query;
 }

@@ -14,6 +14,9 @@
  */
 import { normalizeTerm, splitWords } from "./search_terms.ts";
 import { MEANS, OPENING_VERBS, SAME } from "./search_words.ts";
+import { BUSINESS_MEANS, BUSINESS_SAME } from "./search_words_business.ts";
+import { OPS_MEANS, OPS_SAME } from "./search_words_ops.ts";
+import { WORK_MEANS, WORK_SAME } from "./search_words_work.ts";
 
 /** A term's alternatives: each a list of terms that must all match. */
 export type Expansion = readonly (readonly string[])[];
@@ -24,7 +27,7 @@ function phraseTerms(phrase: string): string[] {
 
 function buildVocabulary(
   same: readonly (readonly string[])[],
-  means: Readonly<Record<string, readonly string[]>>,
+  ...means: Readonly<Record<string, readonly string[]>>[]
 ): Map<string, string[][]> {
   const out = new Map<string, string[][]>();
   const add = (word: string, meanings: readonly string[]) => {
@@ -41,11 +44,17 @@ function buildVocabulary(
     out.set(k, list);
   };
   for (const group of same) for (const w of group) add(w, group.filter((o) => o !== w));
-  for (const [w, meanings] of Object.entries(means)) add(w, meanings);
+  for (const m of means) for (const [w, meanings] of Object.entries(m)) add(w, meanings);
   return out;
 }
 
-const VOCABULARY = buildVocabulary(SAME, MEANS);
+const VOCABULARY = buildVocabulary(
+  [...SAME, ...WORK_SAME, ...OPS_SAME, ...BUSINESS_SAME],
+  MEANS,
+  WORK_MEANS,
+  OPS_MEANS,
+  BUSINESS_MEANS,
+);
 const OPENING = buildVocabulary([], OPENING_VERBS);
 
 /**

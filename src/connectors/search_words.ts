@@ -253,8 +253,9 @@ export const OPENING_VERBS: Readonly<Record<string, readonly string[]>> = {
   record: ["log", "create"],
   schedule: ["create", "book"],
   page: ["incident", "alert", "notify"],
-  text: ["send"],
-  message: ["send"],
-  email: ["send"],
+  // To text, message or email someone is to send one.
+  text: ["send sms", "send message", "send"],
+  message: ["send message", "send"],
+  email: ["send email", "send"],
   book: ["create"],
 };

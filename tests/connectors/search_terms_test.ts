@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { type SearchDocument, SearchIndex } from "../../src/connectors/search.ts";
-import {
-  gluedParts,
-  parseQuery,
-  searchTerms,
-  splitWords,
-  stem,
-} from "../../src/connectors/search_terms.ts";
+import { parseQuery } from "../../src/connectors/search_parse.ts";
+import { gluedParts, searchTerms, splitWords, stem } from "../../src/connectors/search_terms.ts";
 
 function tool(connector: string, name: string, description: string): SearchDocument {
   return { kind: "tool", path: `${connector}.${name}`, name, connector, description };
@@ -53,6 +48,12 @@ Deno.test("stem() folds -ing, -ed and a final e without merging different words"
   assert.equal(stem("speed"), "speed");
   // Derivations stay apart: an approval is not the act of approving.
   assert.notEqual(stem("approval"), stem("approve"));
+  // British spelling doubles a final l; short words keep theirs.
+  for (const [a, b] of [["labelled", "label"], ["cancelled", "cancel"], ["travelling", "travel"]]) {
+    assert.equal(stem(a), stem(b), `${a} and ${b}`);
+  }
+  assert.equal(stem("called"), stem("call"));
+  assert.equal(stem("spelled"), "spell");
 });
 
 Deno.test("searchTerms() folds plurals but keeps words that only end like one", () => {

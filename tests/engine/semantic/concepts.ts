@@ -1,7 +1,7 @@
 /**
  * A scripted, deterministic embedder for tests: each dimension is a concept, and a text's
  * vector counts the words that evoke it (by word start). Intent queries whose words no tool
- * uses ("call off the get-together tomorrow") land near the tool that means the same ("Delete an event
+ * uses ("scrap the get-together tomorrow") land near the tool that means the same ("Delete an event
  * from a calendar") because both evoke the same concepts. It counts its calls and texts, and
  * can be told to fail, hang or answer nonsense.
  */
@@ -10,7 +10,7 @@ import { type Connector, defineConnector, type EmbedFunction } from "../../../mo
 
 /** Concept → word starts that evoke it. */
 const CONCEPTS: Record<string, string[]> = {
-  remove: ["delete", "cancel", "scrap", "remov", "drop", "call off"],
+  remove: ["delete", "cancel", "scrap", "remov", "drop", "call off", "strike"],
   calendar: ["calendar", "event", "meeting", "standup", "tomorrow", "schedul"],
   discount: ["coupon", "discount", "fifth", "percent", "knock"],
   money: ["invoice", "payment", "price", "refund", "charge", "card", "subscription"],
@@ -81,9 +81,9 @@ export function scriptedEmbedder(): ScriptedEmbedder {
 
 /** Intent queries, each with the tool it means; none shares a word with any tool. */
 export const INTENT_QUERIES: [string, string][] = [
-  ["call off the get-together tomorrow", "calendar.delete_event"],
+  ["scrap the get-together tomorrow", "calendar.delete_event"],
   ["can I breathe easy in Delhi", "weather.air_quality"],
-  ["retry the nightly job", "ci.rerun_workflow"],
+  ["restart the nightly", "ci.rerun_workflow"],
 ];
 
 const noInput = z.object({});
