@@ -11,6 +11,12 @@ import { checkNamespace } from "../../engine/common/namespace.ts";
 import type { Db } from "../../store/client.ts";
 import { sha256Hex } from "../../hash.ts";
 
+/**
+ * Characters a key's name may not hold: control characters (a newline or tab would forge a row
+ * of `deno task keys list`) and bidirectional overrides (they reorder what a terminal shows).
+ */
+export const KEY_NAME_FORBIDDEN = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
 /** What a key may do. */
 export const SCOPES = ["execute", "approve", "admin"] as const;
 /** One scope. */
@@ -96,6 +102,12 @@ export class ApiKeys {
     const name = String(options?.name ?? "").trim();
     if (name === "" || name.length > 100) {
       throw new CordonError("invalid_request", "A key needs a name of 1 to 100 characters");
+    }
+    if (KEY_NAME_FORBIDDEN.test(name)) {
+      throw new CordonError(
+        "invalid_request",
+        "A key's name may not hold control characters (newlines, tabs) or bidirectional marks",
+      );
     }
     const scopes = checkScopes(options.scopes);
     const namespace = checkNamespace(options.namespace);
