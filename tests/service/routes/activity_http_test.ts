@@ -139,3 +139,28 @@ Deno.test("GET /v1/events: a run paused before a restart is followed after it, w
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("GET /v1/events: an id from before a restart says reset, even once the new process has as many changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cordon-activity-ids-" });
+  try {
+    let last: string;
+    {
+      await using t = await openService({}, dir);
+      const reading = readEvents(`${t.service.url}/v1/events`, (e) => e.event === "completed");
+      await new Promise((r) => setTimeout(r, 200));
+      await t.call("POST", "/v1/executions", { code: "return 1" });
+      last = (await reading).events.at(-1)!.id!;
+    }
+    await using t = await openService({}, dir);
+    // More changes than the last process had made before that id.
+    for (let i = 0; i < 3; i++) await t.call("POST", "/v1/executions", { code: "return 2" });
+    const back = await readEvents(
+      `${t.service.url}/v1/events`,
+      (e) => e.event === "ready",
+      { "last-event-id": last },
+    );
+    assert.deepEqual(back.events.map((e) => e.event), ["reset", "ready"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
