@@ -140,6 +140,15 @@ export class ApiKeys {
     return rs.rowsAffected === 1;
   }
 
+  /** True while the stored key `id` exists and is not revoked. */
+  async active(id: string): Promise<boolean> {
+    const rs = await this.#db.execute({
+      sql: "SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL",
+      args: [id],
+    });
+    return rs.rows.length > 0;
+  }
+
   /** True when any usable key exists (then requests must carry one). */
   async any(): Promise<boolean> {
     if (this.#configured.size > 0) return true;

@@ -15,6 +15,7 @@ import type { ServiceDeps } from "./deps.ts";
 import { type Route, route } from "./route.ts";
 import { runSettings } from "./executions.ts";
 import { namespaceFor } from "../access/scope.ts";
+import { endWhenRevoked } from "./revocation.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -68,6 +69,7 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
           stream.onAbort(() => stop.abort());
           const onShutdown = () => stop.abort();
           deps.shutdown.addEventListener("abort", onShutdown);
+          const unwatch = endWhenRevoked(deps.keys, principal, stop);
           try {
             let sent = feed.lastId;
             if (after !== undefined && after !== sent) {
@@ -104,6 +106,7 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
               }
             }
           } finally {
+            unwatch();
             deps.shutdown.removeEventListener("abort", onShutdown);
           }
         });
