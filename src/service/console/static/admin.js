@@ -63,7 +63,7 @@ export async function artifactsView(root, _params, ctx) {
         h("td", {}, `v${a.version}`),
         h("td", {}, a.mimeType),
         h("td", {}, bytes(a.size)),
-        h("td", { title: time(a.createdAt) }, ago(a.createdAt)),
+        h("td", { class: "when", title: time(a.createdAt) }, ago(a.createdAt)),
         h("td", {}, downloadButton(a, out)),
       )
     ));
@@ -134,7 +134,7 @@ export async function sessionsView(root, _params, ctx) {
             h("td", {}, s.namespace),
             h("td", {}, badge(s.busy ? "running" : "idle")),
             h("td", {}, s.executions),
-            h("td", {}, ago(s.lastUsedAt)),
+            h("td", { class: "when" }, ago(s.lastUsedAt)),
             h("td", {}, time(s.expiresAt)),
             h(
               "td",
@@ -238,7 +238,7 @@ export async function keysView(root, _params, ctx) {
             h("td", {}, k.scopes.join(", ")),
             h("td", {}, k.namespace),
             h("td", {}, k.source === "config" ? "config file" : time(k.createdAt)),
-            h("td", {}, k.lastUsedAt ? ago(k.lastUsedAt) : "never"),
+            h("td", { class: "when" }, k.lastUsedAt ? ago(k.lastUsedAt) : "never"),
             h("td", {}, badge(k.revokedAt ? "revoked" : "active")),
             h(
               "td",
