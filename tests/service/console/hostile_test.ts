@@ -159,6 +159,28 @@ Deno.test({
     );
 
     await t.step(
+      "a result shaped like a stored one, and a path out of #/artifacts, lead nowhere",
+      async () => {
+        const fake = await run(
+          'return { truncated: true, resultRef: "../../v1/keys@1", preview: "fake", totalBytes: 1 };',
+        );
+        await open(`#/executions/${fake}`, ".timeline .done");
+        assert.equal(await page.locator("#stored-result").count(), 0, "shown as the JSON it is");
+        assert.match(
+          await page.locator("#view").innerText(),
+          /"resultRef": "\.\.\/\.\.\/v1\/keys@1"/,
+        );
+        const asked: string[] = [];
+        const onRequest = (r: { url(): string }) => void asked.push(new URL(r.url()).pathname);
+        page.on("request", onRequest);
+        await open("#/artifacts/../../v1/keys", ".error");
+        page.off("request", onRequest);
+        assert.match(await page.locator(".error").innerText(), /invalid_request/);
+        assert.deepEqual(asked.filter((p) => p.startsWith("/v1/keys")), []);
+      },
+    );
+
+    await t.step(
       "a waiting call says what it waits for; a typed value survives redraws; a bare string gets a hint",
       async () => {
         await open(`#/executions/${asked}`, 'tr[data-seq="1"]');

@@ -2,7 +2,17 @@
 import { api, download } from "./api.js";
 import { action, add, ago, badge, bytes, errorBox, fill, h, table, time } from "./dom.js";
 
-const artifactPath = (name) => name.split("/").map(encodeURIComponent).join("/");
+/**
+ * An artifact name as a URL path. A "." or ".." part would walk the request to another route
+ * (a link to #/artifacts/../../v1/keys), so it is refused; artifact names never have one.
+ */
+export function artifactPath(name) {
+  const parts = name.split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) {
+    throw Object.assign(new Error(`Not an artifact name: ${name}`), { code: "invalid_request" });
+  }
+  return parts.map(encodeURIComponent).join("/");
+}
 
 function downloadButton(a, out) {
   return action("Download", async () => {

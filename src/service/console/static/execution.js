@@ -114,7 +114,7 @@ export async function executionView(root, [id], ctx) {
     }
     if (d.status === "completed") {
       // The form outlives redraws: a name being typed, or the saved link, stays.
-      parts.push(section("Result", resultBlock(d.result), saveEl ??= saveForm(d)));
+      parts.push(section("Result", resultBlock(d.result, d.id), saveEl ??= saveForm(d)));
     }
     if (d.error) {
       const loc = d.error.location;

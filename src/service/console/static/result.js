@@ -1,12 +1,18 @@
 // An execution's result (and a call's): inline JSON, or, for a result too large to return inline, what the
 // server stored (the artifact, its size and shape, a download) and the preview it kept.
 import { download } from "./api.js";
+import { artifactPath } from "./admin.js";
 import { action, bytes, errorBox, fill, h, jsonBlock } from "./dom.js";
 
-/** True for the reference a run returns instead of a result over its inline limit. */
-export function isStoredResult(v) {
+/**
+ * True for the reference execution `id` returns instead of a result over its inline limit. A
+ * script may return an object of the same shape: only a reference to this execution's own
+ * stored result (`results/<id>.json@<version>`) counts.
+ */
+export function isStoredResult(v, id) {
   return typeof v === "object" && v !== null && v.truncated === true &&
-    typeof v.resultRef === "string" && typeof v.preview === "string";
+    typeof v.preview === "string" && typeof v.resultRef === "string" &&
+    new RegExp(`^results/${id}\\.json@\\d+$`).test(v.resultRef);
 }
 
 function shapeText(shape) {
@@ -21,7 +27,7 @@ function stored(ref) {
   const at = ref.resultRef.lastIndexOf("@");
   const name = at > 0 ? ref.resultRef.slice(0, at) : ref.resultRef;
   const version = at > 0 ? ref.resultRef.slice(at + 1) : "";
-  const path = name.split("/").map(encodeURIComponent).join("/");
+  const path = artifactPath(name);
   const out = h("div");
   const shape = shapeText(ref.shape);
   return h(
@@ -52,9 +58,9 @@ function stored(ref) {
   );
 }
 
-/** The result of a completed run. */
-export function resultBlock(value) {
-  return isStoredResult(value) ? stored(value) : jsonBlock(value, true);
+/** The result of completed execution `id`. */
+export function resultBlock(value, id) {
+  return isStoredResult(value, id) ? stored(value) : jsonBlock(value, true);
 }
 
 /** A call's result cell: its error, its value, or what it waits for. */
