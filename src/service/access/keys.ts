@@ -11,6 +11,12 @@ import { checkNamespace } from "../../engine/common/namespace.ts";
 import type { Db } from "../../store/client.ts";
 import { sha256Hex } from "../../hash.ts";
 
+/**
+ * Characters a key's name may not hold: control characters (a newline or tab would forge a row
+ * of `deno task keys list`) and bidirectional overrides (they reorder what a terminal shows).
+ */
+export const KEY_NAME_FORBIDDEN = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
 /** What a key may do. */
 export const SCOPES = ["execute", "approve", "admin"] as const;
 /** One scope. */
@@ -97,6 +103,12 @@ export class ApiKeys {
     if (name === "" || name.length > 100) {
       throw new CordonError("invalid_request", "A key needs a name of 1 to 100 characters");
     }
+    if (KEY_NAME_FORBIDDEN.test(name)) {
+      throw new CordonError(
+        "invalid_request",
+        "A key's name may not hold control characters (newlines, tabs) or bidirectional marks",
+      );
+    }
     const scopes = checkScopes(options.scopes);
     const namespace = checkNamespace(options.namespace);
     const token = newSecret("cordon");
@@ -126,6 +138,15 @@ export class ApiKeys {
       args: [Date.now(), id],
     });
     return rs.rowsAffected === 1;
+  }
+
+  /** True while the stored key `id` exists and is not revoked. */
+  async active(id: string): Promise<boolean> {
+    const rs = await this.#db.execute({
+      sql: "SELECT 1 FROM api_keys WHERE id = ? AND revoked_at IS NULL",
+      args: [id],
+    });
+    return rs.rows.length > 0;
   }
 
   /** True when any usable key exists (then requests must carry one). */

@@ -28,6 +28,7 @@ export const CONSOLE_FILES: Readonly<Record<string, string>> = {
   "schema.js": "text/javascript; charset=utf-8",
   "executions.js": "text/javascript; charset=utf-8",
   "execution.js": "text/javascript; charset=utf-8",
+  "result.js": "text/javascript; charset=utf-8",
   "pending.js": "text/javascript; charset=utf-8",
   "snippets.js": "text/javascript; charset=utf-8",
   "connectors.js": "text/javascript; charset=utf-8",

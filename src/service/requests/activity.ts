@@ -36,7 +36,7 @@ export type ActivityChange =
 
 /** One state change, as `GET /v1/events` sends it (`event:` is `change`). */
 export interface ActivityEvent {
-  /** Numbered across the process, from 1. */
+  /** Numbered across the process, one after another (from `firstId`). */
   id: number;
   change: ActivityChange;
   executionId: string;
@@ -57,6 +57,12 @@ export interface ActivityFeedOptions {
   maxEvents?: number;
   /** Unfinished executions tracked (default {@link DEFAULT_ACTIVITY_MAX_TRACKED}). */
   maxTracked?: number;
+  /**
+   * The first change's id (default 1). The service starts from its start time in microseconds,
+   * so a client reconnecting with an id from before a restart is told to `reset`, never
+   * handed the new process's changes as if it had seen the ones before them.
+   */
+  firstId?: number;
 }
 
 type Tracked = { namespace: string; paused: boolean };
@@ -71,7 +77,7 @@ export class ActivityFeed {
   readonly #maxEvents: number;
   readonly #maxTracked: number;
   readonly #off: () => void;
-  #nextId = 1;
+  #nextId: number;
   #wake = Promise.withResolvers<void>();
   #closed = false;
 
@@ -79,6 +85,7 @@ export class ActivityFeed {
     this.#runtime = runtime;
     this.#maxEvents = options.maxEvents ?? DEFAULT_ACTIVITY_MAX_EVENTS;
     this.#maxTracked = options.maxTracked ?? DEFAULT_ACTIVITY_MAX_TRACKED;
+    this.#nextId = options.firstId ?? 1;
     this.#off = runtime.subscribe((e) => this.#receive(e));
   }
 
@@ -87,7 +94,7 @@ export class ActivityFeed {
     return this.#closed;
   }
 
-  /** The id of the newest change (0 before any). */
+  /** The id of the newest change (`firstId - 1` before any). */
   get lastId(): number {
     return this.#nextId - 1;
   }

@@ -16,6 +16,7 @@ import { type Route, route } from "./route.ts";
 import { wait } from "./sse.ts";
 import { runSettings } from "./executions.ts";
 import { namespaceFor } from "../access/scope.ts";
+import { endWhenRevoked } from "./revocation.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -56,6 +57,7 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
           stream.onAbort(() => stop.abort());
           const onShutdown = () => stop.abort();
           deps.shutdown.addEventListener("abort", onShutdown);
+          const unwatch = endWhenRevoked(deps.keys, principal, stop);
           try {
             let sent = feed.lastId;
             if (after !== undefined && after !== sent) {
@@ -92,6 +94,7 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
               }
             }
           } finally {
+            unwatch();
             deps.shutdown.removeEventListener("abort", onShutdown);
           }
         });

@@ -192,7 +192,7 @@ export function executionRoutes(deps: ServiceDeps): Route[] {
       handle: async ({ params, query, principal, c }) => {
         const details = await visibleExecution(runtime, principal, params.id);
         const last = c.req.header("last-event-id") ?? query.lastEventId;
-        return eventStream(deps, c, details, last);
+        return eventStream(deps, c, details, last, principal);
       },
     }),
     route({

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { SCOPES } from "../access/keys.ts";
+import { KEY_NAME_FORBIDDEN, SCOPES } from "../access/keys.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { fail } from "../http/http.ts";
 import { type Route, route } from "./route.ts";
@@ -31,7 +31,10 @@ export function keyRoutes(deps: ServiceDeps): Route[] {
       tag: "keys",
       access: "admin",
       body: z.object({
-        name: z.string().trim().min(1).max(100),
+        name: z.string().trim().min(1).max(100).refine(
+          (name) => !KEY_NAME_FORBIDDEN.test(name),
+          "no control characters (newlines, tabs) or bidirectional marks",
+        ),
         scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
         namespace: z.string().max(64).optional().describe("The key's namespace (default)"),
       }).strict(),

@@ -8,7 +8,7 @@
  * continues from the store the same way, its ids after the ones it sent
  * (events it already sent may come again then).
  *
- * An open stream counts as a client listening for its execution
+ * A stream ends when its key is revoked. An open stream counts as a client listening for its execution
  * (`runtime.watchExecution`), which pending calls report as
  * `clientConnected`.
  *
@@ -20,6 +20,8 @@ import type { ExecutionDetails } from "../../engine/mod.ts";
 import { encodeValue } from "../../rpc/codec.ts";
 import type { ServiceDeps } from "./deps.ts";
 import type { EventRecord } from "../requests/event_log.ts";
+import type { Principal } from "../access/keys.ts";
+import { endWhenRevoked } from "./revocation.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -37,6 +39,7 @@ export function eventStream(
   c: Context,
   details: ExecutionDetails,
   lastEventId: string | undefined,
+  principal?: Principal,
 ): Response {
   const record = deps.events.get(details.executionId);
   return streamSSE(c, async (stream) => {
@@ -44,6 +47,7 @@ export function eventStream(
     stream.onAbort(() => stop.abort());
     const onShutdown = () => stop.abort();
     deps.shutdown.addEventListener("abort", onShutdown);
+    const unwatch = endWhenRevoked(deps.keys, principal, stop);
     // While the stream is open a client listens: pending calls say `clientConnected: true`.
     const release = deps.runtime.watchExecution(details.executionId);
     try {
@@ -56,6 +60,7 @@ export function eventStream(
         await fromStore(deps, stream, details, lastId(lastEventId), stop.signal);
       }
     } finally {
+      unwatch();
       release();
       deps.shutdown.removeEventListener("abort", onShutdown);
     }

@@ -5,13 +5,13 @@
  * @module
  */
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { methodNotAllowed } from "hono/method-not-allowed";
 import { CordonError } from "../../errors.ts";
 import type { ServiceDeps } from "../routes/deps.ts";
 import { isTopLevelNavigation, refuseCrossSite } from "../http/cross_site.ts";
 import { CONSOLE_PAGE, CONSOLE_PREFIX, ConsoleAssets } from "../console/mod.ts";
 import { errorResponse, fail, thrownResponse } from "../http/http.ts";
+import { limitBody } from "../http/body_limit.ts";
 import { type Principal, SCOPES } from "../access/keys.ts";
 import { mcpHttpHandler } from "../mcp/mod.ts";
 import { allowed, isJsonType, openApiDocument, type Route, runRoute } from "../routes/route.ts";
@@ -148,15 +148,12 @@ export function createApp(deps: ServiceDeps, options: AppOptions): Hono<Env> {
   );
   app.use(
     "*",
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: () =>
-        errorResponse({
-          code: "payload_too_large",
-          message: `The body is larger than ${options.maxBodyBytes} bytes`,
-          details: { maxBytes: options.maxBodyBytes },
-        }),
-    }),
+    limitBody(options.maxBodyBytes, () =>
+      errorResponse({
+        code: "payload_too_large",
+        message: `The body is larger than ${options.maxBodyBytes} bytes`,
+        details: { maxBytes: options.maxBodyBytes },
+      })),
   );
   app.get("/openapi.json", (c) => {
     noQuery(c);

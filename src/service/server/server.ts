@@ -194,7 +194,8 @@ export async function startService(
   }
   const shutdown = new AbortController();
   const events = new EventLog(runtime, { ...config.events });
-  const activity = new ActivityFeed(runtime);
+  // Ids from the start time (µs): a restarted service's never repeat the last one's.
+  const activity = new ActivityFeed(runtime, { firstId: Date.now() * 1000 });
   const deps: ServiceDeps = {
     runtime,
     events,

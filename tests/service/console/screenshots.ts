@@ -6,9 +6,19 @@
  */
 import { fileURLToPath } from "node:url";
 import { openService } from "../_service.ts";
-import { ASKS, GATED, haveChromium, openBrowser, pngStats, start, until } from "./_browser.ts";
+import { haveChromium, openBrowser, pngStats, start, until } from "./_browser.ts";
 
 const OUT = fileURLToPath(new URL("../../../docs/console/", import.meta.url));
+
+/** A deploy that waits for a person's approval, after a line of output. */
+const DEPLOYS = `const [api] = (await demo.services({})).filter((s) => s.service === "api");
+console.log(\`rolling out api \${api.version} -> 1.5.0\`);
+// A person approves each deploy.
+return await demo.deploy({ service: "api", version: "1.5.0" });`;
+
+/** A question the caller answers, then a deploy of that answer. */
+const ASKS_VERSION = `const version = await demo.ask({ question: "Which version of web?" });
+return await demo.deploy({ service: "web", version });`;
 
 if (import.meta.main) {
   if (!haveChromium()) {
@@ -16,22 +26,20 @@ if (import.meta.main) {
     Deno.exit(1);
   }
   await Deno.mkdir(OUT, { recursive: true });
-  await using t = await openService();
+  // What `deno task serve` offers without a config: the built-ins and the example connector.
+  await using t = await openService({ connectors: [], examples: true });
   // A few runs of each kind: one done with output, one failed, two waiting.
   const done = await t.call("POST", "/v1/executions", {
-    code: `const sums = [];
-for (const n of [1, 2, 3]) {
-  sums.push(await math.add({ a: n, b: n * 10 }));
-  console.log("added", n);
-}
-await state.set({ key: "last-sums", value: sums });
-return { sums, total: sums.reduce((a, b) => a + b, 0) };`,
+    code: `const services = await demo.services({});
+for (const s of services) console.log(\`\${s.service} runs \${s.version}\`);
+await state.set({ key: "checked", value: services.length });
+return services;`,
   });
   await t.call("POST", "/v1/executions", {
-    code: `const rows = await state.get({ key: "report" });\nreturn rows.length;`,
+    code: `const report = await state.get({ key: "report" });\nreturn report.rows.length;`,
   });
-  const gated = await start(t, GATED);
-  const asks = await start(t, ASKS);
+  const gated = await start(t, DEPLOYS);
+  const asks = await start(t, ASKS_VERSION);
   await until(t, gated, "paused");
   await until(t, asks, "paused");
 
@@ -48,12 +56,12 @@ return { sums, total: sums.reduce((a, b) => a + b, 0) };`,
   await save("executions");
   await page.goto(`${t.service.url}/#/pending`);
   await page.locator(`.pending[data-execution="${asks}"]`).waitFor();
-  await page.locator(`.pending[data-execution="${asks}"] textarea`).fill('"Ada"');
+  await page.locator(`.pending[data-execution="${asks}"] textarea`).fill('"2.2.0"');
   await page.locator(`.pending[data-execution="${asks}"] [data-action="resolve"]:not([disabled])`)
     .waitFor();
   await save("pending");
   await page.goto(`${t.service.url}/#/executions/${gated}`);
-  await page.locator("#console-lines", { hasText: "drafting" }).waitFor();
+  await page.locator("#console-lines", { hasText: "rolling out" }).waitFor();
   await save("execution-paused");
   await page.goto(`${t.service.url}/#/executions/${done.json.executionId}`);
   await page.locator(".timeline .done").waitFor();

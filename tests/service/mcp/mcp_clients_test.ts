@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type ElicitRequest, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { FIXTURE_CONFIG, openService } from "../_service.ts";
+import { startService } from "../../../src/service/server/server.ts";
+import { FIXTURE_CONFIG } from "../_service.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 /** The Inspector's launcher (`mcp-inspector`), as `deno install` puts it in node_modules. */
@@ -73,8 +74,26 @@ async function inspector(url: string, args: string[]) {
   return { code: out.code, text, stderr: new TextDecoder().decode(out.stderr), json };
 }
 
-Deno.test("the MCP Inspector CLI lists Cordon's tools and runs execute with a key (Node 20)", async () => {
-  await using t = await openService();
+/** The `code=…` argument of the README's Inspector command lines. */
+async function readmeInspectorCode(): Promise<string> {
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1])
+    .find((b) => b.includes("@modelcontextprotocol/inspector --cli"));
+  const code = block?.match(/--tool-arg '(code=[^']*)'/)?.[1];
+  assert.ok(code, "README.md shows the Inspector running execute");
+  return code;
+}
+
+Deno.test("the MCP Inspector CLI runs the README's command lines against the default connectors (Node 20)", async () => {
+  // The README's reader runs `deno task serve` without a config: the built-ins and demo only.
+  const dataDir = await Deno.makeTempDir({ prefix: "cordon-inspector-service-" });
+  await using t = {
+    service: await startService({ host: "127.0.0.1", port: 0, dataDir, examples: true }),
+    async [Symbol.asyncDispose]() {
+      await this.service.close();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
   const { token } = await t.service.keys.create({
     name: "inspector",
     scopes: ["execute", "approve"],
@@ -94,12 +113,15 @@ Deno.test("the MCP Inspector CLI lists Cordon's tools and runs execute with a ke
     "--tool-name",
     "execute",
     "--tool-arg",
-    "code=return await math.add({ a: 40, b: 2 })",
+    await readmeInspectorCode(),
   ]);
   assert.equal(called.code, 0, called.stderr);
-  const result = called.json as { structuredContent: { status: string; result: number } };
+  const result = called.json as { structuredContent: { status: string; result: unknown } };
   assert.equal(result.structuredContent.status, "completed", called.text);
-  assert.equal(result.structuredContent.result, 42);
+  assert.deepEqual(result.structuredContent.result, [
+    { service: "api", version: "1.4.0" },
+    { service: "web", version: "2.1.3" },
+  ]);
   const paused = await inspector(url, [
     ...auth,
     "--method",
@@ -107,22 +129,46 @@ Deno.test("the MCP Inspector CLI lists Cordon's tools and runs execute with a ke
     "--tool-name",
     "execute",
     "--tool-arg",
-    'code=return await mail.send({ to: "cli" })',
+    'code=return await demo.deploy({ service: "api", version: "2.0.0" })',
   ]);
   const held = paused.json as { structuredContent: { status: string; executionId: string } };
   // The CLI declares no elicitation: the run pauses at once, and the answer says how to go on.
   assert.equal(held.structuredContent.status, "paused", paused.text);
   assert.match(paused.text, /call the `wait` tool with/);
-  const waited = await inspector(url, [
+  const id = held.structuredContent.executionId;
+  const now = await inspector(url, [
     ...auth,
     "--method",
     "tools/call",
     "--tool-name",
     "result",
     "--tool-arg",
-    `executionId=${held.structuredContent.executionId}`,
+    `executionId=${id}`,
   ]);
-  assert.match(waited.text, /"status": ?"paused"/);
+  assert.match(now.text, /"status": ?"paused"/);
+  // A person approves elsewhere; `wait`, as the README says, then gives the outcome.
+  const approved = await fetch(`${t.service.url}/v1/executions/${id}/approve`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+  });
+  const approvedText = await approved.text();
+  assert.equal(approved.status, 200, approvedText);
+  const waited = await inspector(url, [
+    ...auth,
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "wait",
+    "--tool-arg",
+    `executionId=${id}`,
+  ]);
+  const outcome = waited.json as { structuredContent: { status: string; result: unknown } };
+  assert.equal(outcome.structuredContent.status, "completed", waited.text);
+  assert.deepEqual(outcome.structuredContent.result, {
+    service: "api",
+    version: "2.0.0",
+    previous: "1.4.0",
+  });
   // Without the key the door stays shut (keys made here show up within two seconds).
   await new Promise((r) => setTimeout(r, 2_100));
   const shut = await inspector(url, ["--method", "tools/list"]);

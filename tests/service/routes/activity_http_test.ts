@@ -139,3 +139,65 @@ Deno.test("GET /v1/events: a run paused before a restart is followed after it, w
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("GET /v1/events: an id from before a restart says reset, even once the new process has as many changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cordon-activity-ids-" });
+  try {
+    let last: string;
+    {
+      await using t = await openService({}, dir);
+      const reading = readEvents(`${t.service.url}/v1/events`, (e) => e.event === "completed");
+      await new Promise((r) => setTimeout(r, 200));
+      await t.call("POST", "/v1/executions", { code: "return 1" });
+      last = (await reading).events.at(-1)!.id!;
+    }
+    await using t = await openService({}, dir);
+    // More changes than the last process had made before that id.
+    for (let i = 0; i < 3; i++) await t.call("POST", "/v1/executions", { code: "return 2" });
+    const back = await readEvents(
+      `${t.service.url}/v1/events`,
+      (e) => e.event === "ready",
+      { "last-event-id": last },
+    );
+    assert.deepEqual(back.events.map((e) => e.event), ["reset", "ready"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("event streams end soon after their key is revoked", async () => {
+  await using t = await openService({ auth: "keys" });
+  const admin = await t.service.keys.create({ name: "root", scopes: ["admin"] });
+  const watcher = await t.service.keys.create({ name: "watcher", scopes: ["execute"] });
+  const paused = await t.call("POST", "/v1/executions", { code: GATED }, as(watcher.token));
+  assert.equal(paused.json.status, "paused");
+  const never = () => false;
+  const feed = readEvents(`${t.service.url}/v1/events`, never, as(watcher.token));
+  const run = readEvents(
+    `${t.service.url}/v1/executions/${paused.json.executionId}/events`,
+    never,
+    as(watcher.token),
+  );
+  // An admin's stream, open all along, lives through the same checks.
+  const kept = readEvents(
+    `${t.service.url}/v1/events`,
+    (e) => e.event === "completed",
+    as(admin.token),
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  const revoked = await t.call("DELETE", `/v1/keys/${watcher.key.id}`, undefined, as(admin.token));
+  assert.equal(revoked.status, 200);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"still open">((r) => (timer = setTimeout(() => r("still open"), 8_000)));
+  try {
+    const [f, r] = await Promise.all([Promise.race([feed, late]), Promise.race([run, late])]);
+    assert.notEqual(f, "still open", "the activity stream outlived its key");
+    assert.notEqual(r, "still open", "the execution's stream outlived its key");
+  } finally {
+    clearTimeout(timer);
+  }
+  await t.call("POST", "/v1/executions", { code: "return 1" }, as(admin.token));
+  const seen = await kept;
+  assert.equal(seen.status, 200);
+  assert.equal(seen.events.at(-1)?.event, "completed");
+});

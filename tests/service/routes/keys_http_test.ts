@@ -81,6 +81,9 @@ Deno.test("/v1/keys: bad bodies are 400 with each problem named; config keys are
       { name: "x", scopes: ["root"] },
       { name: "x", scopes: ["execute"], token: "mine" },
       { name: "x".repeat(101), scopes: ["execute"] },
+      // A newline and tabs would forge a row of `deno task keys list`.
+      { name: "ok\nkey_forged\troot\texecute,approve,admin", scopes: ["execute"] },
+      { name: "evil\u202egnp.exe", scopes: ["execute"] },
     ]
   ) {
     const r = await t.call("POST", "/v1/keys", body, as(admin.token));
@@ -88,6 +91,12 @@ Deno.test("/v1/keys: bad bodies are 400 with each problem named; config keys are
     assert.equal(r.json.error.code, "invalid_request");
     assert.ok(r.json.error.details.issues.length > 0);
   }
+  // `deno task keys create` goes through the same store check.
+  await assert.rejects(
+    t.service.keys.create({ name: "a\tb", scopes: ["execute"] }),
+    (err: Error & { code?: string }) =>
+      err.code === "invalid_request" && /control/.test(err.message),
+  );
   const badNamespace = await t.call(
     "POST",
     "/v1/keys",

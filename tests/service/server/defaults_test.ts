@@ -157,6 +157,8 @@ Deno.test({
       assert.ok(resolveLine.includes(` request ${resolved.id} `), "the answer's X-Request-Id");
       assert.ok(!stopped.stdout.includes(secret), "no request body in the log");
       assert.ok(!stopped.stdout.includes("query-secret-9a7c"), "no query value in the log");
+      // The README's bodiless approve once made Deno warn about request.signal on stderr.
+      assert.doesNotMatch(stopped.stderr, /request\.signal|legacy/, stopped.stderr);
     } finally {
       await Deno.remove(dataDir, { recursive: true });
     }

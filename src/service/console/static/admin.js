@@ -2,7 +2,17 @@
 import { api, download } from "./api.js";
 import { action, add, ago, badge, bytes, errorBox, fill, h, table, time } from "./dom.js";
 
-const artifactPath = (name) => name.split("/").map(encodeURIComponent).join("/");
+/**
+ * An artifact name as a URL path. A "." or ".." part would walk the request to another route
+ * (a link to #/artifacts/../../v1/keys), so it is refused; artifact names never have one.
+ */
+export function artifactPath(name) {
+  const parts = name.split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) {
+    throw Object.assign(new Error(`Not an artifact name: ${name}`), { code: "invalid_request" });
+  }
+  return parts.map(encodeURIComponent).join("/");
+}
 
 function downloadButton(a, out) {
   return action("Download", async () => {
@@ -63,7 +73,7 @@ export async function artifactsView(root, _params, ctx) {
         h("td", {}, `v${a.version}`),
         h("td", {}, a.mimeType),
         h("td", {}, bytes(a.size)),
-        h("td", { title: time(a.createdAt) }, ago(a.createdAt)),
+        h("td", { class: "when", title: time(a.createdAt) }, ago(a.createdAt)),
         h("td", {}, downloadButton(a, out)),
       )
     ));
@@ -134,7 +144,7 @@ export async function sessionsView(root, _params, ctx) {
             h("td", {}, s.namespace),
             h("td", {}, badge(s.busy ? "running" : "idle")),
             h("td", {}, s.executions),
-            h("td", {}, ago(s.lastUsedAt)),
+            h("td", { class: "when" }, ago(s.lastUsedAt)),
             h("td", {}, time(s.expiresAt)),
             h(
               "td",
@@ -238,7 +248,7 @@ export async function keysView(root, _params, ctx) {
             h("td", {}, k.scopes.join(", ")),
             h("td", {}, k.namespace),
             h("td", {}, k.source === "config" ? "config file" : time(k.createdAt)),
-            h("td", {}, k.lastUsedAt ? ago(k.lastUsedAt) : "never"),
+            h("td", { class: "when" }, k.lastUsedAt ? ago(k.lastUsedAt) : "never"),
             h("td", {}, badge(k.revokedAt ? "revoked" : "active")),
             h(
               "td",

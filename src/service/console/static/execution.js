@@ -18,6 +18,7 @@ import {
 } from "./dom.js";
 import { codeBlock } from "./highlight.js";
 import { pendingCard } from "./pending.js";
+import { callResult, resultBlock } from "./result.js";
 
 const MAX_LINES = 2_000;
 
@@ -41,6 +42,7 @@ export async function executionView(root, [id], ctx) {
   let lines = 0;
   let d;
   let saveEl;
+  const cards = new Map();
 
   function drawHead() {
     const buttons = [];
@@ -102,11 +104,17 @@ export async function executionView(root, [id], ctx) {
   function drawTop() {
     const parts = [];
     if (d.pending.length) {
-      parts.push(section("Waiting", d.pending.map((p) => pendingCard(p, () => refresh()))));
+      // A card outlives redraws, as the save form does: a reason or value being typed stays.
+      const card = (p) => {
+        const key = `${p.executionId}#${p.seq}`;
+        if (!cards.has(key)) cards.set(key, pendingCard(p, () => refresh()));
+        return cards.get(key);
+      };
+      parts.push(section("Waiting", d.pending.map(card)));
     }
     if (d.status === "completed") {
       // The form outlives redraws: a name being typed, or the saved link, stays.
-      parts.push(section("Result", jsonBlock(d.result, true), saveEl ??= saveForm(d)));
+      parts.push(section("Result", resultBlock(d.result, d.id), saveEl ??= saveForm(d)));
     }
     if (d.error) {
       const loc = d.error.location;
@@ -140,14 +148,14 @@ export async function executionView(root, [id], ctx) {
             h("td", {}, c.seq),
             h("td", {}, `${c.connector}.${c.tool}`),
             h("td", {}, jsonBlock(c.args)),
-            h("td", {}, c.error ? errorBox(c.error) : jsonBlock(c.result)),
+            h("td", {}, callResult(c)),
             h(
               "td",
               {},
               badge(c.state),
               c.needs ? h("span", { class: "muted" }, ` ${c.needs}`) : null,
             ),
-            h("td", {}, duration(c.durationMs)),
+            h("td", {}, c.state === "pending" ? "" : duration(c.durationMs)),
           )
         ),
         "No tool calls.",

@@ -39,10 +39,20 @@ export async function executionsView(root, _params, ctx) {
       { class: flash.has(x.id) ? "flash" : "", "data-id": x.id },
       h("td", {}, h("a", { href: `#/executions/${encodeURIComponent(x.id)}` }, x.id)),
       h("td", {}, badge(x.status)),
-      h("td", { title: new Date(x.createdAt).toLocaleString() }, ago(x.createdAt)),
-      h("td", {}, duration(took)),
+      h("td", { class: "when", title: new Date(x.createdAt).toLocaleString() }, ago(x.createdAt)),
+      h("td", { class: "when" }, duration(took)),
       h("td", {}, x.namespace),
-      h("td", { class: "muted" }, x.error ? `${x.error.code}: ${x.error.message}` : ""),
+      h(
+        "td",
+        { class: "muted" },
+        x.error
+          ? h(
+            "div",
+            { class: "clip", title: x.error.message },
+            `${x.error.code}: ${x.error.message}`,
+          )
+          : null,
+      ),
     );
   }
 

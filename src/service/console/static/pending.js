@@ -26,6 +26,7 @@ export function pendingCard(p, onDone) {
     fill(out, h("p", { class: "ok" }, `Decided: the run is now ${outcome.status}.`));
     card.classList.add("done");
     for (const b of card.querySelectorAll("button")) b.hidden = true;
+    for (const field of card.querySelectorAll("input, textarea")) field.disabled = true;
     onDone?.(outcome);
   };
   const fail = (err) => fill(out, errorBox(err));
@@ -46,8 +47,13 @@ export function pendingCard(p, onDone) {
       ),
       h("a", { href: `#/executions/${encodeURIComponent(p.executionId)}` }, p.executionId),
     ),
+    // What the tool does, as its connector describes it: the person deciding reads it first.
+    h("p", { class: "muted tool-description" }),
     jsonBlock(p.args, true),
   );
+  toolInfo(path).then((t) => {
+    if (t?.description) card.querySelector(".tool-description").textContent = t.description;
+  });
   if (p.resolution === "approval") {
     const reason = h("input", {
       type: "text",

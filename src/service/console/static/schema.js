@@ -140,7 +140,12 @@ export function readJson(text, schema, allowEmpty = false) {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { ok: false, errors: [`Not JSON: ${err.message}`] };
+    const errors = [`Not JSON: ${err.message}`];
+    const types = [schema?.type].flat();
+    if (types.includes("string")) {
+      errors.push(`A string is written in double quotes: ${JSON.stringify(text.trim())}`);
+    }
+    return { ok: false, errors };
   }
   const errors = validate(schema, value);
   return errors.length ? { ok: false, errors } : { ok: true, value };

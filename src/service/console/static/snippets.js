@@ -30,14 +30,14 @@ export async function snippetsView(root) {
           {},
           h(
             "td",
-            {},
+            { class: "when" },
             h("a", { href: `#/snippets/${encodeURIComponent(s.name)}` }, s.name),
             s.stale ? badge("stale") : null,
           ),
           h("td", {}, `v${s.version}`),
           h("td", {}, s.description),
           h("td", {}, s.connectors.join(", ")),
-          h("td", { title: time(s.savedAt) }, ago(s.savedAt)),
+          h("td", { class: "when", title: time(s.savedAt) }, ago(s.savedAt)),
         )
       ),
       "No snippets yet: save one from a completed execution.",
