@@ -1,7 +1,7 @@
 /**
- * How the OpenAPI document describes `/mcp`, the MCP front door: it is not
- * a route of the table (the MCP SDK's handler answers it), so it is written
- * out here.
+ * How the OpenAPI document describes `/mcp`, the MCP front door, and `/`, the
+ * operator console: they are not routes of the table (the MCP SDK's handler
+ * and the console's files answer them), so they are written out here.
  *
  * @module
  */
@@ -25,5 +25,17 @@ export const MCP_OPERATION: Record<string, unknown> = {
     "202": { description: "Notifications, and the client's replies to the server's questions" },
     "401": { description: "No valid API key (WWW-Authenticate: Bearer)" },
     "405": { description: "GET and DELETE: this server keeps no MCP sessions" },
+  },
+};
+
+/** The operator console's page (its files are under `/console/`); it holds no data. */
+export const CONSOLE_OPERATION: Record<string, unknown> = {
+  operationId: "getConsole",
+  summary: "The operator console: an HTML page that drives this API with the caller's key",
+  tags: ["console"],
+  security: [],
+  responses: {
+    "200": { description: "The page", content: { "text/html": { schema: { type: "string" } } } },
+    "304": { description: "Not modified (ETag)" },
   },
 };

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MCP_OPERATION } from "./mcp_operation.ts";
+import { CONSOLE_OPERATION, MCP_OPERATION } from "./mcp_operation.ts";
 import type { Context } from "hono";
 import { z } from "zod";
 import { CordonError } from "../../errors.ts";
@@ -252,6 +252,7 @@ export function openApiDocument(
     (paths[path] ??= {})[r.method] = op;
   }
   paths["/mcp"] = { post: MCP_OPERATION };
+  paths["/"] = { get: CONSOLE_OPERATION };
   return {
     openapi: "3.0.3",
     info,

@@ -22,11 +22,13 @@ Deno.test("a server with keys answers 401 with WWW-Authenticate: Bearer, on the 
   assert.equal(ok.headers.get("www-authenticate"), null);
 });
 
-Deno.test("/openapi.json names its server and documents /mcp and the executor's routes", async () => {
+Deno.test("/openapi.json names its server and documents /mcp, the console and the executor's routes", async () => {
   await using t = await openService();
   const doc = (await t.call("GET", "/openapi.json")).json;
   assert.deepEqual(doc.servers, [{ url: t.service.url }]);
   assert.ok(doc.paths["/mcp"].post, "/mcp");
+  assert.deepEqual(doc.paths["/"].get.security, [], "the console page needs no key");
+  assert.equal((await t.call("GET", "/")).status, 200);
   for (const p of ["/v1/code", "/v1/programs/run", "/v1/programs/{id}/poll"]) {
     assert.ok(doc.paths[p], p);
   }
