@@ -13,7 +13,8 @@
  * - `zod` at Cordon's exact version: connectors are written with zod, and Cordon checks their
  *   schemas with its own copy, so the project must use the same one.
  *
- * and it merges the npm packages of Cordon's `deno.lock` into the project's lock, so the project
+ * and it merges the npm packages of Cordon's `deno.lock` (but those only its tests use) into the
+ * project's lock, so the project
  * resolves every package, transitive ones included, to the versions Cordon is tested with (and
  * runs with `--cached-only` once they are in Deno's cache). What the project already has stays;
  * a different value for one of those names is refused, naming both, and nothing is written.
@@ -26,6 +27,18 @@ import { fileURLToPath } from "node:url";
 
 /** The names the project gets, besides Cordon's own entry points: packages it shares with Cordon. */
 export const SHARED_PACKAGES = ["zod"] as const;
+
+/**
+ * Packages Cordon's own tests and tools use, never its library: their lock entries (and the
+ * packages only they pull in) stay out of a linked project's lock, which would otherwise install
+ * them and list their build scripts.
+ */
+export const TEST_ONLY_PACKAGES = [
+  "@modelcontextprotocol/inspector",
+  "@modelcontextprotocol/server-everything",
+  "@modelcontextprotocol/server-filesystem",
+  "playwright-core",
+] as const;
 
 /** Lockfile versions this script can merge (Deno 2.9.6 writes 5). */
 const LOCK_VERSION = "5";
@@ -151,6 +164,50 @@ export function mergeLock(project: DenoLock, cordon: DenoLock): number {
   return added;
 }
 
+/** The package name of a lock key or dependency (`@scope/name@1.0.0_peer@2` → `@scope/name`). */
+function packageName(key: string): string {
+  const at = key.indexOf("@", 1);
+  return at === -1 ? key : key.slice(0, at);
+}
+
+/**
+ * Cordon's lock without {@link TEST_ONLY_PACKAGES}: the specifiers of every other package and
+ * the npm entries they reach through their dependencies.
+ */
+export function runtimeLock(cordon: DenoLock): DenoLock {
+  const npm = (cordon.npm ?? {}) as Record<string, Record<string, unknown>>;
+  const keysByName = new Map<string, string[]>();
+  for (const key of Object.keys(npm)) {
+    const name = packageName(key);
+    keysByName.set(name, [...(keysByName.get(name) ?? []), key]);
+  }
+  const testOnly = new Set<string>(TEST_ONLY_PACKAGES);
+  const specifiers: Record<string, string> = {};
+  const todo: string[] = [];
+  for (const [spec, version] of Object.entries(cordon.specifiers ?? {})) {
+    const name = packageName(spec.replace(/^npm:/, ""));
+    if (spec.startsWith("npm:") && testOnly.has(name)) continue;
+    specifiers[spec] = version;
+    if (spec.startsWith("npm:")) todo.push(`${name}@${version}`);
+  }
+  const kept: Record<string, unknown> = {};
+  while (todo.length > 0) {
+    const key = todo.pop()!;
+    if (key in kept || !(key in npm)) continue;
+    kept[key] = npm[key];
+    const entry = npm[key];
+    const deps = ["dependencies", "optionalDependencies", "optionalPeers"].flatMap((field) =>
+      Array.isArray(entry[field]) ? entry[field] as string[] : []
+    );
+    for (const dep of deps) {
+      // A dependency names its version only when the lock holds more than one.
+      if (dep.indexOf("@", 1) !== -1) todo.push(dep);
+      else todo.push(...(keysByName.get(dep) ?? []));
+    }
+  }
+  return { ...cordon, specifiers, npm: kept };
+}
+
 function readJson<T>(path: string): T {
   const text = Deno.readTextFileSync(path);
   try {
@@ -200,7 +257,7 @@ export function link(projectDir: string, checkoutDir: string): string[] {
   let lockAdded = 0;
   if (lockPath) {
     const found: DenoLock = existsSync(lockPath) ? readJson(lockPath) : { version: LOCK_VERSION };
-    lockAdded = mergeLock(found, readJson(join(checkoutDir, "deno.lock")));
+    lockAdded = mergeLock(found, runtimeLock(readJson(join(checkoutDir, "deno.lock"))));
     lock = found;
   }
   writeJson(configPath, { ...project, imports: plan.imports });

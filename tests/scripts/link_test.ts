@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { link, mergeLock, planLink } from "../../scripts/link.ts";
+import { link, mergeLock, planLink, runtimeLock, TEST_ONLY_PACKAGES } from "../../scripts/link.ts";
 
 const CHECKOUT = fileURLToPath(new URL("../../", import.meta.url));
 const SCRIPT = join(CHECKOUT, "scripts", "link.ts");
@@ -194,6 +194,30 @@ Deno.test("mergeLock() adds what is missing, keeps the project's entries, refuse
   ]);
   assert.deepEqual(project.npm["zod@4.6.7"], { integrity: "project's" });
   assert.throws(() => mergeLock({ version: "4" }, cordon), /lockfile version 4/);
+});
+
+Deno.test("runtimeLock() keeps the library's packages and what they pull in, not the test tools", () => {
+  const lock = JSON.parse(Deno.readTextFileSync(new URL("../../deno.lock", import.meta.url)));
+  const kept = runtimeLock(lock);
+  const names = Object.keys(kept.npm ?? {});
+  for (const tool of TEST_ONLY_PACKAGES) {
+    assert.ok(!names.some((k) => k.startsWith(`${tool}@`)), `${tool} left out`);
+    assert.ok(!Object.keys(kept.specifiers ?? {}).some((k) => k.startsWith(`npm:${tool}@`)));
+  }
+  for (const lib of ["@libsql/client@", "zod@", "hono@", "typescript@", "ai@"]) {
+    assert.ok(names.some((k) => k.startsWith(lib)), `${lib} kept`);
+  }
+  // Closed under dependencies: every package a kept one needs is kept.
+  const npm = kept.npm as Record<string, Record<string, string[] | undefined>>;
+  for (const [key, entry] of Object.entries(npm)) {
+    for (const dep of [...entry.dependencies ?? [], ...entry.optionalDependencies ?? []]) {
+      const found = dep.indexOf("@", 1) !== -1
+        ? dep in npm
+        : names.some((k) => k.startsWith(`${dep}@`));
+      assert.ok(found, `${key} needs ${dep}`);
+    }
+  }
+  assert.ok(names.length < Object.keys(lock.npm).length);
 });
 
 Deno.test("link() refuses a deno.jsonc, a missing directory and a project inside the checkout", async () => {
