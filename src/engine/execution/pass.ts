@@ -276,7 +276,11 @@ export class Pass {
     if (outcome.ok) {
       const { maxResultBytes, inlineResultBytes } = this.#o.limits;
       // A row stored before the inline limit existed gets the default one.
-      outcome = checkResult(outcome.value, maxResultBytes, inlineResultBytes ?? INLINE_DEFAULT);
+      outcome = await checkResult(
+        outcome.value,
+        maxResultBytes,
+        inlineResultBytes ?? INLINE_DEFAULT,
+      );
     }
     await this.#o.journal.flush();
     if (outcome.ok) {
