@@ -135,7 +135,7 @@ export interface StoreResultOptions {
   /** Its JSON text in Cordon's tagged encoding (what is stored). */
   json: string;
   /** That text's UTF-8 bytes, if the caller has them already (they are not made again). */
-  data?: Uint8Array;
+  data?: Uint8Array<ArrayBuffer>;
   /** The most one artifact version may hold (`artifacts.maxBytes`). */
   maxBytes: number;
 }
