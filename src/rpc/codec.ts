@@ -74,6 +74,21 @@ export function encodeValue(value: unknown): unknown {
   return encode(value, "", 0, new Set(), true);
 }
 
+/**
+ * Encodes one part of a value at `path`, `depth` levels down, with `seen` holding the
+ * containers above it (cycle guard): what {@link encodeValue} does for each part. For
+ * `codec_json.ts`, which builds a big value's JSON text across turns.
+ */
+export function encodePart(
+  value: unknown,
+  path: string,
+  depth: number,
+  seen: Set<object>,
+  keepUndefined: boolean,
+): unknown {
+  return encode(value, path, depth, seen, keepUndefined);
+}
+
 function encode(
   value: unknown,
   path: string,

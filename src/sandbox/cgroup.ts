@@ -87,7 +87,7 @@ async function detectV2(self: Map<string, string>): Promise<MemoryGuard | string
       const now: GroupLimits = { memoryBytes, maxPids: more.maxPids ?? CHILD_PIDS_MAX };
       await write(join(dir, "pids.max"), String(now.maxPids));
       const group: ChildGroup = {
-        add: (pid) => write(join(dir, "cgroup.procs"), String(pid)),
+        add: (pid) => write(join(dir, "cgroup.procs"), String(pid), true),
         setMemory: async (bytes) => {
           await write(join(dir, "memory.max"), String(bytes));
           now.memoryBytes = bytes;

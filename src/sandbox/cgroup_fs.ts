@@ -21,10 +21,13 @@ export const CGROUP_LANES = 1;
 let running = 0;
 const waiting: (() => void)[] = [];
 
-/** Runs `op` once fewer than {@link CGROUP_LANES} cgroup operations are under way, in order. */
-async function inLane<T>(op: () => Promise<T>): Promise<T> {
+/**
+ * Runs `op` once fewer than {@link CGROUP_LANES} cgroup operations are under way, in order;
+ * an `urgent` one goes before every operation still waiting.
+ */
+async function inLane<T>(op: () => Promise<T>, urgent = false): Promise<T> {
   if (running >= CGROUP_LANES || waiting.length > 0) {
-    await new Promise<void>((resolve) => waiting.push(resolve));
+    await new Promise<void>((resolve) => urgent ? waiting.unshift(resolve) : waiting.push(resolve));
   }
   running++;
   try {
@@ -35,9 +38,13 @@ async function inLane<T>(op: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Writes `value` to a control file. */
-export function write(path: string, value: string): Promise<void> {
-  return inLane(() => Deno.writeTextFile(path, value));
+/**
+ * Writes `value` to a control file. `urgent` is for moving a child just spawned into its groups:
+ * until then it boots with the host's CPU weight, so it goes before the groups of children not
+ * spawned yet (in a cold burst, fifty children's groups are made at once).
+ */
+export function write(path: string, value: string, urgent = false): Promise<void> {
+  return inLane(() => Deno.writeTextFile(path, value), urgent);
 }
 
 /** Reads a control file; undefined if it cannot be read. */

@@ -142,16 +142,18 @@ async function childGroup(
   if (initial.cpuPercent !== undefined) await setQuota(initial.cpuPercent).catch(() => {});
   const group: ChildGroup = {
     async add(p) {
-      await write(join(mem, "cgroup.procs"), String(p));
-      if (pids) await write(join(pids, "cgroup.procs"), String(p));
-      pid = p;
-      if (!at.cpu) return;
+      // The low-share group first: until it is in, a booting child weighs as much as the host.
       // Best effort: a child outside the low-share group only competes harder for the CPU; one
       // outside its quota group is reported as not bounded (`apply`).
-      await write(join(quotaDir ?? at.cpu.dir, "cgroup.procs"), String(p)).then(
-        () => inQuota = quotaDir !== undefined,
-        () => {},
-      );
+      if (at.cpu) {
+        await write(join(quotaDir ?? at.cpu.dir, "cgroup.procs"), String(p), true).then(
+          () => inQuota = quotaDir !== undefined,
+          () => {},
+        );
+      }
+      await write(join(mem, "cgroup.procs"), String(p), true);
+      if (pids) await write(join(pids, "cgroup.procs"), String(p), true);
+      pid = p;
     },
     setMemory,
     async apply(limits) {

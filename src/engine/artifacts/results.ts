@@ -134,6 +134,8 @@ export interface StoreResultOptions {
   value: unknown;
   /** Its JSON text in Cordon's tagged encoding (what is stored). */
   json: string;
+  /** That text's UTF-8 bytes, if the caller has them already (they are not made again). */
+  data?: Uint8Array<ArrayBuffer>;
   /** The most one artifact version may hold (`artifacts.maxBytes`). */
   maxBytes: number;
 }
@@ -146,7 +148,7 @@ export async function storeResult(
   store: ArtifactStore,
   o: StoreResultOptions,
 ): Promise<{ ok: true; reference: ResultReference } | { ok: false; error: ErrorInfo }> {
-  const data = new TextEncoder().encode(o.json);
+  const data = o.data ?? new TextEncoder().encode(o.json);
   if (data.byteLength > o.maxBytes) {
     return {
       ok: false,

@@ -32,6 +32,7 @@ async function spill(
     executionId: row.id,
     value: outcome.value,
     json: outcome.json,
+    ...(outcome.data ? { data: outcome.data } : {}),
     maxBytes: parts.results.maxBytes,
   });
   if (!stored.ok) return { outcome: stored };

@@ -274,9 +274,9 @@ export class Pass {
     // A limit the host enforced wins over an answer that raced it.
     if (outcome.ok && this.#failure) outcome = { ok: false, error: this.#failure };
     if (outcome.ok) {
-      const { maxResultBytes, inlineResultBytes } = this.#o.limits;
+      const { maxResultBytes: max, inlineResultBytes } = this.#o.limits;
       // A row stored before the inline limit existed gets the default one.
-      outcome = checkResult(outcome.value, maxResultBytes, inlineResultBytes ?? INLINE_DEFAULT);
+      outcome = await checkResult(outcome.value, max, inlineResultBytes ?? INLINE_DEFAULT);
     }
     await this.#o.journal.flush();
     if (outcome.ok) {

@@ -20,8 +20,11 @@ import type { Limits } from "./limits.ts";
 
 /** How a pass's run ended. */
 export type Outcome =
-  /** `json`: the value's encoded text, when it is over the inline limit and is to be stored. */
-  | { ok: true; value: unknown; json?: string }
+  /**
+   * `json`: the value's encoded text, when it is over the inline limit and is to be stored;
+   * `data`: that text's UTF-8 bytes, when they were already made.
+   */
+  | { ok: true; value: unknown; json?: string; data?: Uint8Array<ArrayBuffer> }
   | { ok: false; error: ErrorInfo };
 
 /** What a pass reports. */

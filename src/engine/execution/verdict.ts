@@ -8,7 +8,7 @@
  */
 import { CHILD_CODES, type ErrorCode, type ErrorInfo, errorInfo } from "../../errors.ts";
 import type { CallEntry } from "../../store/calls.ts";
-import { encodeValue } from "../../rpc/codec.ts";
+import { encodedJson } from "../../rpc/codec_json.ts";
 import { concealPaths } from "./exit.ts";
 import type { Outcome } from "./pass_options.ts";
 
@@ -30,12 +30,19 @@ export function fromChild(reply: ErrorInfo, told: ReadonlySet<ErrorCode>): Error
 
 /**
  * The value as the outcome, or `result_too_large` past `max` encoded bytes. Past `inline` bytes
- * the outcome also carries the value's JSON text, to be stored instead of returned.
+ * the outcome also carries the value's JSON text and its UTF-8 bytes, to be stored instead of
+ * returned. A big value is encoded across turns of the event loop (`codec_json.ts`), and its
+ * text is turned into bytes once.
  */
-export function checkResult(value: unknown, max: number, inline = Infinity): Outcome {
-  const json = JSON.stringify(encodeValue(value)) ?? "";
+export async function checkResult(
+  value: unknown,
+  max: number,
+  inline = Infinity,
+): Promise<Outcome> {
+  const json = await encodedJson(value);
   // Each UTF-16 unit is 1 to 3 UTF-8 bytes: most texts are settled without encoding them.
-  const bytes = json.length * 3 <= Math.min(max, inline) ? json.length : encodedLength(json);
+  const data = json.length * 3 <= Math.min(max, inline) ? undefined : UTF8.encode(json);
+  const bytes = data?.byteLength ?? json.length;
   if (bytes > max) {
     return {
       ok: false,
@@ -46,12 +53,11 @@ export function checkResult(value: unknown, max: number, inline = Infinity): Out
       ),
     };
   }
-  return bytes > inline ? { ok: true, value, json } : { ok: true, value };
+  if (bytes <= inline) return { ok: true, value };
+  return { ok: true, value, json, ...(data ? { data } : {}) };
 }
 
-function encodedLength(text: string): number {
-  return new TextEncoder().encode(text).byteLength;
-}
+const UTF8 = new TextEncoder();
 
 /** The `replay_divergence` error for applied calls a replay no longer made. */
 export function divergence(skipped: readonly CallEntry[]): ErrorInfo {
