@@ -16,6 +16,7 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 
 /** The layers, lowest first; a file may import its own layer's files and lower ones. */
 const LAYERS: Record<string, number> = {
+  "bytes.ts": 0,
   "errors.ts": 0,
   "hash.ts": 0,
   "ids.ts": 0,

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { readAtMost } from "../../bytes.ts";
 import { CordonError } from "../../errors.ts";
 import { checkVectors } from "./embed_call.ts";
 import type { EmbedFunction } from "./options.ts";
@@ -65,27 +66,8 @@ function shown(url: URL): string {
 
 /** Reads at most `max` bytes of a body as text; undefined if it is longer. */
 async function boundedText(res: Response, max: number): Promise<string | undefined> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  const bytes = await readAtMost(res.body, max);
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }
 
 /** The endpoint's own words about an HTTP error (`{ error: { message } }` or the text). */

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { readAtMost } from "../../bytes.ts";
 import type { Context, MiddlewareHandler } from "hono";
 
 /** A middleware refusing bodies over `maxBytes` with `tooLarge()`'s answer. */
@@ -25,25 +26,8 @@ export function limitBody(maxBytes: number, tooLarge: () => Response): Middlewar
       }
       return await next();
     }
-    const reader = raw.body.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
+    const bytes = await readAtMost(raw.body, maxBytes);
+    if (bytes === undefined) return tooLarge();
     c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: bytes });
     return await next();
   };

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { readAtMost } from "../../bytes.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Runtime } from "../../engine/runtime/types.ts";
 import { deliverReplies, isReply, RepliedTransport } from "./replies.ts";
@@ -38,20 +39,10 @@ function methodNotAllowed(): Response {
 
 /** The body as JSON, read up to {@link MAX_MCP_BODY_BYTES}; a JSON-RPC error response otherwise. */
 async function readBody(req: Request): Promise<unknown | Response> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (req.body) {
-    for await (const chunk of req.body) {
-      size += chunk.byteLength;
-      if (size > MAX_MCP_BODY_BYTES) {
-        return jsonRpcError(413, -32000, `The body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
-      }
-      chunks.push(chunk);
-    }
+  const bytes = await readAtMost(req.body, MAX_MCP_BODY_BYTES);
+  if (bytes === undefined) {
+    return jsonRpcError(413, -32000, `The body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) bytes.set(c, (at += c.byteLength) - c.byteLength);
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch {
