@@ -71,7 +71,7 @@ function fromBase64(text: string): Uint8Array {
 
 /** Encodes `value` into plain JSON-compatible data (see the module docs). */
 export function encodeValue(value: unknown): unknown {
-  return encode(value, "", 0, new Set(), true);
+  return encodePart(value, "", 0, new Set(), true);
 }
 
 /**
@@ -80,16 +80,6 @@ export function encodeValue(value: unknown): unknown {
  * `codec_json.ts`, which builds a big value's JSON text across turns.
  */
 export function encodePart(
-  value: unknown,
-  path: string,
-  depth: number,
-  seen: Set<object>,
-  keepUndefined: boolean,
-): unknown {
-  return encode(value, path, depth, seen, keepUndefined);
-}
-
-function encode(
   value: unknown,
   path: string,
   depth: number,
@@ -127,7 +117,7 @@ function encode(
     if (Array.isArray(obj)) {
       const out = new Array(obj.length);
       for (let i = 0; i < obj.length; i++) {
-        out[i] = encode(obj[i], `${path}[${i}]`, depth + 1, seen, true);
+        out[i] = encodePart(obj[i], `${path}[${i}]`, depth + 1, seen, true);
       }
       return out;
     }
@@ -136,8 +126,8 @@ function encode(
       let i = 0;
       for (const [k, v] of obj) {
         entries.push([
-          encode(k, `${path}<key ${i}>`, depth + 1, seen, true),
-          encode(v, `${path}<value ${i}>`, depth + 1, seen, true),
+          encodePart(k, `${path}<key ${i}>`, depth + 1, seen, true),
+          encodePart(v, `${path}<value ${i}>`, depth + 1, seen, true),
         ]);
         i++;
       }
@@ -146,7 +136,7 @@ function encode(
     if (obj instanceof Set) {
       const items: unknown[] = [];
       let i = 0;
-      for (const v of obj) items.push(encode(v, `${path}<item ${i++}>`, depth + 1, seen, true));
+      for (const v of obj) items.push(encodePart(v, `${path}<item ${i++}>`, depth + 1, seen, true));
       return { [TAG]: "set", v: items };
     }
     if (ArrayBuffer.isView(obj)) {
@@ -161,7 +151,7 @@ function encode(
     }
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(obj)) {
-      const child = encode(
+      const child = encodePart(
         (obj as Record<string, unknown>)[key],
         path ? `${path}.${key}` : key,
         depth + 1,
