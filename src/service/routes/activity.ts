@@ -16,7 +16,7 @@ import { type Route, route } from "./route.ts";
 import { wait } from "./sse.ts";
 import { runSettings } from "./executions.ts";
 import { namespaceFor } from "../access/scope.ts";
-import { endWhenRevoked } from "./revocation.ts";
+import { streamStop } from "./revocation.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -53,49 +53,40 @@ export function activityRoutes(deps: ServiceDeps): Route[] {
         const feed = deps.activity;
         const mine = (e: ActivityEvent) => namespace === undefined || e.namespace === namespace;
         return streamSSE(c, async (stream) => {
-          const stop = new AbortController();
-          stream.onAbort(() => stop.abort());
-          const onShutdown = () => stop.abort();
-          deps.shutdown.addEventListener("abort", onShutdown);
-          const unwatch = endWhenRevoked(deps.keys, principal, stop);
-          try {
-            let sent = feed.lastId;
-            if (after !== undefined && after !== sent) {
-              // Changes it missed were let go, or the ids are a restarted service's: start over.
-              if (after > sent || after + 1 < feed.firstId) {
-                await stream.writeSSE({ event: "reset", data: JSON.stringify({ lastId: sent }) });
-              } else sent = after;
+          using stop = streamStop(stream, deps.keys, deps.shutdown, principal);
+          let sent = feed.lastId;
+          if (after !== undefined && after !== sent) {
+            // Changes it missed were let go, or the ids are a restarted service's: start over.
+            if (after > sent || after + 1 < feed.firstId) {
+              await stream.writeSSE({ event: "reset", data: JSON.stringify({ lastId: sent }) });
+            } else sent = after;
+          }
+          await stream.writeSSE({
+            event: "ready",
+            data: JSON.stringify({ lastId: feed.lastId }),
+          });
+          while (!stop.signal.aborted && !feed.closed) {
+            const changed = feed.changed();
+            const fresh = feed.after(sent);
+            if (fresh.length > 0 && fresh[0].id > sent + 1 && sent < feed.firstId - 1) {
+              // This stream fell behind the feed's memory: say so rather than skip silently.
+              await stream.writeSSE({ event: "reset", data: JSON.stringify({ lastId: sent }) });
             }
-            await stream.writeSSE({
-              event: "ready",
-              data: JSON.stringify({ lastId: feed.lastId }),
-            });
-            while (!stop.signal.aborted && !feed.closed) {
-              const changed = feed.changed();
-              const fresh = feed.after(sent);
-              if (fresh.length > 0 && fresh[0].id > sent + 1 && sent < feed.firstId - 1) {
-                // This stream fell behind the feed's memory: say so rather than skip silently.
-                await stream.writeSSE({ event: "reset", data: JSON.stringify({ lastId: sent }) });
-              }
-              for (const e of fresh) {
-                sent = e.id;
-                if (!mine(e)) continue;
-                const { id, ...data } = e;
-                await stream.writeSSE({
-                  id: String(id),
-                  event: e.change,
-                  data: JSON.stringify(data),
-                });
-              }
-              const before = sent;
-              await wait(KEEPALIVE_MS, stop.signal, changed);
-              if (!stop.signal.aborted && feed.lastId === before) {
-                await stream.write(": keepalive\n\n");
-              }
+            for (const e of fresh) {
+              sent = e.id;
+              if (!mine(e)) continue;
+              const { id, ...data } = e;
+              await stream.writeSSE({
+                id: String(id),
+                event: e.change,
+                data: JSON.stringify(data),
+              });
             }
-          } finally {
-            unwatch();
-            deps.shutdown.removeEventListener("abort", onShutdown);
+            const before = sent;
+            await wait(KEEPALIVE_MS, stop.signal, changed);
+            if (!stop.signal.aborted && feed.lastId === before) {
+              await stream.write(": keepalive\n\n");
+            }
           }
         });
       },

@@ -1,7 +1,8 @@
 /**
  * Event streams stay open for minutes or hours; a key revoked meanwhile must not keep watching.
  * {@link endWhenRevoked} checks the stream's key now and then and ends the stream once it is
- * revoked (the client's next request is then refused like any other).
+ * revoked (the client's next request is then refused like any other); {@link streamStop} ends a
+ * stream on that, on the client going away, or on the service stopping.
  *
  * @module
  */
@@ -34,4 +35,31 @@ export function endWhenRevoked(
     }
   }, KEY_RECHECK_MS);
   return () => clearInterval(timer);
+}
+
+/** Why an open stream ends, as one signal; dispose of it when the stream is over. */
+export interface StreamStop extends Disposable {
+  /** Aborted when the client goes, the service stops, or the key is revoked. */
+  signal: AbortSignal;
+}
+
+/** The stop of a stream opened by `principal`, over `keys`, ended by `shutdown` too. */
+export function streamStop(
+  stream: { onAbort(listener: () => void): void },
+  keys: ApiKeys,
+  shutdown: AbortSignal,
+  principal: Principal | undefined,
+): StreamStop {
+  const stop = new AbortController();
+  stream.onAbort(() => stop.abort());
+  const onShutdown = () => stop.abort();
+  shutdown.addEventListener("abort", onShutdown);
+  const unwatch = endWhenRevoked(keys, principal, stop);
+  return {
+    signal: stop.signal,
+    [Symbol.dispose]() {
+      unwatch();
+      shutdown.removeEventListener("abort", onShutdown);
+    },
+  };
 }

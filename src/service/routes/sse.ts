@@ -21,7 +21,7 @@ import { encodeValue } from "../../rpc/codec.ts";
 import type { ServiceDeps } from "./deps.ts";
 import type { EventRecord } from "../requests/event_log.ts";
 import type { Principal } from "../access/keys.ts";
-import { endWhenRevoked } from "./revocation.ts";
+import { streamStop } from "./revocation.ts";
 
 /** A comment line this often keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
@@ -43,11 +43,7 @@ export function eventStream(
 ): Response {
   const record = deps.events.get(details.executionId);
   return streamSSE(c, async (stream) => {
-    const stop = new AbortController();
-    stream.onAbort(() => stop.abort());
-    const onShutdown = () => stop.abort();
-    deps.shutdown.addEventListener("abort", onShutdown);
-    const unwatch = endWhenRevoked(deps.keys, principal, stop);
+    using stop = streamStop(stream, deps.keys, deps.shutdown, principal);
     // While the stream is open a client listens: pending calls say `clientConnected: true`.
     const release = deps.runtime.watchExecution(details.executionId);
     try {
@@ -60,9 +56,7 @@ export function eventStream(
         await fromStore(deps, stream, details, lastId(lastEventId), stop.signal);
       }
     } finally {
-      unwatch();
       release();
-      deps.shutdown.removeEventListener("abort", onShutdown);
     }
   });
 }
