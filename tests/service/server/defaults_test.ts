@@ -6,50 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { resolveConfig } from "../../../src/service/server/cli.ts";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** `deno task serve` in the repository (which has no config file), up once its banner is out. */
-async function serve(env: Record<string, string>, args: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "serve", ...args],
-    cwd: ROOT,
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const pump = (async () => {
-    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) out.push(chunk);
-  })();
-  const errText = new Response(child.stderr).text();
-  const deadline = Date.now() + 60_000;
-  while (!out.join("").includes("try:")) {
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`no banner: ${out.join("")} ${await errText}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    stdout: () => out.join(""),
-    async stop() {
-      child.kill("SIGTERM");
-      const status = await child.status;
-      await pump;
-      return { status, stdout: out.join(""), stderr: await errText };
-    },
-  };
-}
+import { freePort, ROOT, serve } from "./_serve.ts";
 
 /** Runs one of the README's `sh` blocks (a curl command) with the port and id filled in. */
 async function sh(block: string, port: number, id = "") {

@@ -3,9 +3,9 @@
  * stopped with SIGTERM; keys made with `deno task keys`.
  */
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { FIXTURE_CONFIG } from "../_service.ts";
 import { childProcesses } from "../../_helpers/processes.ts";
+import { freePort, ROOT, serve } from "./_serve.ts";
 
 /** Every process below `pid`. */
 async function descendants(pid: number): Promise<{ pid: number; cmd: string }[]> {
@@ -23,15 +23,6 @@ async function alive(pid: number): Promise<boolean> {
   }
 }
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
 async function task(args: string[], env: Record<string, string>): Promise<Deno.CommandOutput> {
   return await new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", ...args],
@@ -40,42 +31,6 @@ async function task(args: string[], env: Record<string, string>): Promise<Deno.C
     stdout: "piped",
     stderr: "piped",
   }).output();
-}
-
-/** Starts `deno task serve` and waits for its banner. */
-async function serve(env: Record<string, string>, args: string[] = []) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "serve", ...args],
-    cwd: ROOT,
-    env: { ...env, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const out: string[] = [];
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const pump = (async () => {
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      out.push(value);
-    }
-  })();
-  const errText = new Response(child.stderr).text();
-  const deadline = Date.now() + 60_000;
-  while (!out.join("").includes("try:")) {
-    if (Date.now() > deadline) throw new Error(`no banner: ${out.join("")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    child,
-    banner: () => out.join(""),
-    async stop(signal: Deno.Signal = "SIGTERM") {
-      child.kill(signal);
-      const status = await child.status;
-      await pump;
-      return { status, stdout: out.join(""), stderr: await errText };
-    },
-  };
 }
 
 async function curl(...args: string[]): Promise<{ code: number; body: string }> {
@@ -97,7 +52,7 @@ Deno.test({
     const env = { CORDON_PORT: String(port), CORDON_DATA_DIR: dataDir };
     try {
       const server = await serve(env);
-      const banner = server.banner();
+      const banner = server.stdout();
       assert.match(banner, new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
       assert.match(banner, new RegExp(`data: +${dataDir}/cordon\\.db`));
       assert.match(banner, /memory guard: +(cgroup-v1|cgroup-v2|heap-only)/);
@@ -149,7 +104,7 @@ Deno.test({
       assert.doesNotMatch(listed, new RegExp(token), "tokens are never shown again");
 
       const again = await serve(env);
-      assert.match(again.banner(), /auth: +API keys required/);
+      assert.match(again.stdout(), /auth: +API keys required/);
       const refused = await curl(`${url}/v1/executions`);
       assert.equal(refused.code, 401);
       const allowed = await curl(`${url}/v1/executions`, "-H", `authorization: Bearer ${token}`);
