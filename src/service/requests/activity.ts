@@ -77,6 +77,7 @@ export class ActivityFeed {
   readonly #maxEvents: number;
   readonly #maxTracked: number;
   readonly #off: () => void;
+  readonly #listeners = new Set<(e: ActivityEvent) => void>();
   #nextId: number;
   #wake = Promise.withResolvers<void>();
   #closed = false;
@@ -113,6 +114,15 @@ export class ActivityFeed {
   /** Resolves at the next change (or when the feed closes). */
   changed(): Promise<void> {
     return this.#wake.promise;
+  }
+
+  /**
+   * Calls `listener` with every change from now on, as it is numbered (the service's run log
+   * reads them here); returns what stops it. A throwing listener does not stop the feed.
+   */
+  onChange(listener: (e: ActivityEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Records that an execution was deleted (the runtime emits nothing for it). */
@@ -198,6 +208,13 @@ export class ActivityFeed {
     this.#events.push(event);
     if (this.#events.length > this.#maxEvents) {
       this.#events.splice(0, this.#events.length - this.#maxEvents);
+    }
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own.
+      }
     }
     this.#notify();
   }

@@ -8,14 +8,14 @@
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
-import type { ExecutionEvent, Runtime } from "../../engine/mod.ts";
+import type { ActivityFeed } from "../requests/activity.ts";
 
 /** Receives one finished line, without a newline. */
 export type LogLine = (line: string) => void;
 
 /**
- * Executions whose last state this process remembers, to say how long the last one lasted and
- * in which namespace; the oldest are forgotten past this (a paused run that expires sends no end).
+ * Executions whose last state this process remembers, to say how long the last one lasted; the
+ * oldest are forgotten past this (a paused run that expires sends no end).
  */
 const MAX_TRACKED_RUNS = 10_000;
 /** Paths longer than this are cut: a line stays one readable line. */
@@ -59,52 +59,25 @@ export function requestLog<E extends { Variables: { requestId: string } }>(
   };
 }
 
-/** The state an event moves an execution to, or undefined for events that change none. */
-function stateOf(e: ExecutionEvent): string | undefined {
-  switch (e.type) {
-    case "started":
-    case "paused":
-    case "resumed":
-      return e.type;
-    case "done":
-      return e.status;
-    default:
-      return undefined;
-  }
-}
-
 /**
  * Writes `<time> run <executionId> ns=<namespace> <state> <ms>` for every run state change the
- * runtime reports in this process: started, paused, resumed, then completed, error, rejected or
- * rolled_back. `ms` is how long the run was in its previous state (`-` when this process did not
- * see it). Returns the function that stops it and waits for its last line.
+ * activity feed numbers: started, paused, resumed, then completed, error, rejected or
+ * rolled_back (deletions are not run states). `ms` is how long the run was in its previous state
+ * (`-` when this process did not see it). Returns the function that stops it.
  */
-export function runLog(runtime: Runtime, log: LogLine): () => Promise<void> {
-  const tracked = new Map<string, { namespace: string; since: number }>();
-  let written: Promise<void> = Promise.resolve();
-  const write = async (e: ExecutionEvent, state: string, at: number, time: Date) => {
-    const known = tracked.get(e.executionId);
-    let namespace = "namespace" in e ? e.namespace : known?.namespace;
-    // A run this process has not seen start (resumed elsewhere, rolled back later): ask the store.
-    namespace ??= (await runtime.execution(e.executionId).catch(() => undefined))?.namespace;
-    tracked.delete(e.executionId);
-    if (e.type !== "done") {
-      tracked.set(e.executionId, { namespace: namespace ?? "-", since: at });
-      if (tracked.size > MAX_TRACKED_RUNS) tracked.delete(tracked.keys().next().value!);
+export function runLog(feed: ActivityFeed, log: LogLine): () => void {
+  const since = new Map<string, number>();
+  return feed.onChange((e) => {
+    if (e.change === "deleted") return;
+    const before = since.get(e.executionId);
+    since.delete(e.executionId);
+    if (e.status === "running" || e.status === "paused") {
+      since.set(e.executionId, e.at);
+      if (since.size > MAX_TRACKED_RUNS) since.delete(since.keys().next().value!);
     }
-    const took = known ? `${Math.round(at - known.since)}ms` : "-";
-    log(`${time.toISOString()} run ${e.executionId} ns=${namespace ?? "-"} ${state} ${took}`);
-  };
-  const off = runtime.subscribe((e) => {
-    const state = stateOf(e);
-    if (state === undefined) return;
-    const at = performance.now();
-    const time = new Date();
-    // One after the other, so lines keep the order of the events even when one waits for a read.
-    written = written.then(() => write(e, state, at, time)).catch(() => {});
+    const took = before === undefined ? "-" : `${e.at - before}ms`;
+    log(
+      `${new Date(e.at).toISOString()} run ${e.executionId} ns=${e.namespace} ${e.change} ${took}`,
+    );
   });
-  return async () => {
-    off();
-    await written;
-  };
 }

@@ -216,7 +216,7 @@ export async function startService(
     maxBodyBytes: config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     ...(log && config.log?.requests !== false ? { log } : {}),
   });
-  const stopRunLog = log && config.log?.runs !== false ? runLog(runtime, log) : undefined;
+  const stopRunLog = log && config.log?.runs !== false ? runLog(activity, log) : undefined;
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     const listening = Promise.withResolvers<void>();
@@ -231,7 +231,7 @@ export async function startService(
     }, app.fetch);
     await listening.promise;
   } catch (err) {
-    await stopRunLog?.();
+    stopRunLog?.();
     events.close();
     activity.close();
     await runtime.close();
@@ -261,7 +261,6 @@ export async function startService(
         // Event streams end first: they would otherwise hold the shutdown open.
         shutdown.abort();
         events.close();
-        activity.close();
         await server.shutdown();
         const grace = options.shutdownGraceMs ?? 30_000;
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -271,7 +270,10 @@ export async function startService(
         ]);
         clearTimeout(timer);
         await runtime.close();
-        await stopRunLog?.();
+        // After the runtime: runs that end during the shutdown still get their lines. Streams
+        // of the feed have ended with the shutdown signal already.
+        stopRunLog?.();
+        activity.close();
         keyStore.close();
       })();
       return closing;
