@@ -10,6 +10,7 @@
 import { CordonError } from "../errors.ts";
 import type { Runtime } from "../engine/runtime/types.ts";
 import type { PendingAction } from "../engine/execution/types.ts";
+import { watchMoves } from "../engine/execution/events.ts";
 import { type Snapshot, stateOf } from "./ai_sdk_output.ts";
 
 /** A decision on one waiting call, returned by `onPause`. */
@@ -116,24 +117,6 @@ async function apply(
   return snap;
 }
 
-/** Resolves on the run's next event, a poll tick, the deadline or an abort, whichever is first. */
-function changed(o: DriveOptions, id: string): Promise<void> {
-  return new Promise((resolve) => {
-    const wait = Math.max(0, Math.min(WAIT_POLL_MS, o.deadline - performance.now()));
-    const done = () => {
-      clearTimeout(timer);
-      stop();
-      o.signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, wait);
-    const stop = o.runtime.subscribe((e) => {
-      if (e.executionId === id && (e.type === "paused" || e.type === "done")) done();
-    });
-    o.signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
 /**
  * Carries a run on from `snap` until it is over, or until nothing more can be done before the
  * deadline: `onPause` is asked about waiting calls it has not seen in this tool call (at most
@@ -142,6 +125,7 @@ function changed(o: DriveOptions, id: string): Promise<void> {
 export async function drive(o: DriveOptions, snap: Snapshot): Promise<Driven> {
   const notices: string[] = [];
   const offered = new Set<number>();
+  using moves = watchMoves((l) => o.runtime.subscribe(l), idOf(snap), true);
   let rounds = 0;
   for (;;) {
     const { status, pending } = stateOf(snap);
@@ -163,7 +147,7 @@ export async function drive(o: DriveOptions, snap: Snapshot): Promise<Driven> {
       }
     }
     if (performance.now() >= o.deadline || o.signal?.aborted) return { snap, notices };
-    await changed(o, idOf(snap));
+    await moves.next(Math.min(WAIT_POLL_MS, o.deadline - performance.now()), o.signal);
     snap = await o.read(idOf(snap));
   }
 }

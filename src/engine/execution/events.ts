@@ -122,3 +122,50 @@ export class EventHub {
     }
   }
 }
+
+/** A wait for an execution to pause or end, from {@link watchMoves}; dispose of it when done. */
+export interface MoveWatch extends Disposable {
+  /**
+   * Resolves at the execution's next pause (when watched) or end, after `ms`, or on `signal`'s
+   * abort, whichever is first. A move that came since the last call resolves it at once.
+   */
+  next(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * Watches `executionId` through `subscribe` (a runtime's) for its end, and its pauses when
+ * `pauses` is set, so a caller that re-reads the store between waits misses no move.
+ */
+export function watchMoves(
+  subscribe: (listener: ExecutionListener) => () => void,
+  executionId: string,
+  pauses: boolean,
+): MoveWatch {
+  let moved = false;
+  let wake = () => {};
+  const off = subscribe((e) => {
+    if (e.executionId !== executionId) return;
+    if (e.type === "done" || (pauses && e.type === "paused")) {
+      moved = true;
+      wake();
+    }
+  });
+  return {
+    next(ms, signal) {
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", done);
+          moved = false;
+          wake = () => {};
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(0, ms));
+        if (moved || signal?.aborted) return done();
+        wake = done;
+        signal?.addEventListener("abort", done, { once: true });
+      });
+    },
+    [Symbol.dispose]: off,
+  };
+}

@@ -18,7 +18,13 @@ export {
   type RollbackReport,
 } from "./control.ts";
 export { type ControlApi, controlApi } from "./control_api.ts";
-export { EventHub, type ExecutionEvent, type ExecutionListener } from "./events.ts";
+export {
+  EventHub,
+  type ExecutionEvent,
+  type ExecutionListener,
+  type MoveWatch,
+  watchMoves,
+} from "./events.ts";
 export { executionsApi, readLogPage } from "./records.ts";
 export type {
   ExecutionDetails,

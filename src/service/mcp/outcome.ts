@@ -14,7 +14,7 @@ import type {
   LogEntry,
   PendingAction,
 } from "../../engine/execution/types.ts";
-import type { ExecutionEvent } from "../../engine/execution/events.ts";
+import { watchMoves } from "../../engine/execution/events.ts";
 import { CordonError, type ErrorInfo } from "../../errors.ts";
 import type { ExecutionStatus } from "../../store/executions.ts";
 
@@ -95,29 +95,16 @@ export async function awaitOutcome(
     !underWay(s) || (options.untilPaused === true && s === "paused");
   let now = await readOutcome(runtime, executionId, namespace);
   if (settled(now.status)) return now;
-  // Each wake-up settles the current waiter; the loop makes a new one for the next.
-  let wake = () => {};
-  const stop = runtime.subscribe((e: ExecutionEvent) => {
-    if (e.executionId !== now.executionId) return;
-    if (e.type === "done" || (options.untilPaused && e.type === "paused")) wake();
-  });
-  const onAbort = () => wake();
-  options.signal?.addEventListener("abort", onAbort);
+  using moves = watchMoves(
+    (l) => runtime.subscribe(l),
+    now.executionId,
+    options.untilPaused === true,
+  );
   const deadline = Date.now() + options.timeoutMs;
-  try {
-    while (!options.signal?.aborted && Date.now() < deadline) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await new Promise<void>((r) => {
-        wake = r;
-        timer = setTimeout(r, Math.min(STORE_POLL_MS, Math.max(0, deadline - Date.now())));
-      });
-      clearTimeout(timer);
-      now = await readOutcome(runtime, executionId, namespace);
-      if (settled(now.status)) return now;
-    }
-    return now;
-  } finally {
-    stop();
-    options.signal?.removeEventListener("abort", onAbort);
+  while (!options.signal?.aborted && Date.now() < deadline) {
+    await moves.next(Math.min(STORE_POLL_MS, deadline - Date.now()), options.signal);
+    now = await readOutcome(runtime, executionId, namespace);
+    if (settled(now.status)) return now;
   }
+  return now;
 }
