@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type ChildEnvironment, SandboxChild } from "../../src/sandbox/child.ts";
-import { ChildPool } from "../../src/sandbox/pool.ts";
+import { ChildPool, REFILL_DELAY_MS } from "../../src/sandbox/pool.ts";
 import { assertNoSandboxChildren } from "../_helpers/processes.ts";
 import { childEnvironment, TEST_STREAM_LIMITS as limits } from "../_helpers/sandbox_children.ts";
 
@@ -181,6 +181,41 @@ Deno.test("ChildPool boots at most one child per CPU while it refills by default
     for (let i = 0; i < size; i++) taken.push(pool.take()!);
     await until(() => pool.idleCount === size && counts.booting === 0, 60_000);
     assert.ok(counts.maxBooting <= navigator.hardwareConcurrency, `${counts.maxBooting} at once`);
+  }
+  for (const c of taken) c.kill();
+  await Promise.all(taken.map((c) => c.exited));
+  await assertNoSandboxChildren();
+});
+
+Deno.test("ChildPool replaces a taken child once its run is over, or a little later, not during it", async () => {
+  const env = await environment();
+  const { counts, spawn } = countingSpawn(env);
+  const taken: SandboxChild[] = [];
+  {
+    await using pool = new ChildPool({ size: 2, spawn });
+    await pool.warm();
+    assert.equal(counts.spawned, 2);
+    // Another child still waits: no spawn while the taken one's run goes on.
+    const first = pool.take()!;
+    taken.push(first);
+    await new Promise((r) => setTimeout(r, REFILL_DELAY_MS / 5));
+    assert.equal(counts.spawned, 2, "the replacement started while the run went on");
+    // Its run over (the process gone), the replacement starts at once.
+    first.kill();
+    await first.exited;
+    await until(() => counts.spawned === 3, 1_000);
+    await pool.warm();
+    // A run that goes on: the replacement starts after the delay anyway.
+    const long = pool.take()!;
+    taken.push(long);
+    const at = performance.now();
+    await until(() => counts.spawned === 4, 5_000);
+    assert.ok(performance.now() - at >= REFILL_DELAY_MS - 5, "replaced before the delay");
+    assert.equal(long.alive, true);
+    await pool.warm();
+    // A pool left empty refills at once.
+    taken.push(pool.take()!, pool.take()!);
+    assert.equal(counts.spawned, 6);
   }
   for (const c of taken) c.kill();
   await Promise.all(taken.map((c) => c.exited));
