@@ -44,7 +44,7 @@ export function bundleStats(): BundleStats {
 export const ESBUILD_VERSION: string = esbuild.version;
 
 /** Loads esbuild's wasm once per process. */
-function initialize(): Promise<void> {
+export function initialize(): Promise<void> {
   ready ??= (async () => {
     const wasmUrl = new URL("../esbuild.wasm", import.meta.resolve("esbuild-wasm/esm/browser.js"));
     const bytes = wasmUrl.protocol === "file:"
@@ -116,7 +116,7 @@ async function loadOrBuild(
 }
 
 /** Writes `code` to `path` aside and renames it, so a reader in another process never sees half a bundle. */
-async function writeAside(path: string, code: string): Promise<void> {
+export async function writeAside(path: string, code: string): Promise<void> {
   await Deno.mkdir(dirname(path), { recursive: true });
   const tmp = `${path}.${crypto.randomUUID()}.tmp`;
   try {

@@ -10,7 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { detectMemoryGuard, type MemoryGuard } from "../../sandbox/cgroup.ts";
 import type { ChildEnvironment } from "../../sandbox/child.ts";
+import { concealPath, GUEST_NAME } from "../../sandbox/guest/conceal.ts";
 import { guestEntry } from "../../sandbox/guest_files.ts";
+import { bundledGuest, GUEST_BUNDLE_ENTRY } from "../packages/guest_bundle.ts";
 import { detectOrphanGuard, type OrphanGuard } from "../../sandbox/orphan_guard.ts";
 import { hostDeniedAddresses } from "../../sandbox/policy.ts";
 import { sweepDeadRuns } from "../../sandbox/run_ledger.ts";
@@ -24,7 +26,7 @@ export interface RuntimeFolders {
   denoDir: string;
   /** The empty working directory children start in. */
   cwd: string;
-  /** The guest's entry module. */
+  /** The guest's entry module: its bundle, or its own entry when it cannot be bundled. */
   guest: string;
   /** Where allowed packages are installed and bundled. */
   packages: string;
@@ -39,7 +41,7 @@ export async function runtimeFolders(sandbox: SandboxOptions): Promise<RuntimeFo
   const cwd = join(base, "empty");
   await Deno.mkdir(denoDir, { recursive: true });
   await Deno.mkdir(cwd, { recursive: true });
-  const guest = await guestEntry(join(base, "guest"));
+  const guest = await runnableGuest(join(base, "guest"));
   return {
     base,
     denoDir,
@@ -48,6 +50,19 @@ export async function runtimeFolders(sandbox: SandboxOptions): Promise<RuntimeFo
     packages: join(base, "packages"),
     workspaces: join(base, "workspaces"),
   };
+}
+
+/** The guest's bundle (see guest_bundle.ts), its folder named as the guest in child errors. */
+async function runnableGuest(cacheDir: string): Promise<string> {
+  const entry = await guestEntry(cacheDir);
+  try {
+    const bundle = await bundledGuest(entry, cacheDir);
+    concealPath(bundle.slice(0, -GUEST_BUNDLE_ENTRY.length), GUEST_NAME);
+    return bundle;
+  } catch {
+    // The modules themselves run as well, only a few ms slower to boot.
+    return entry;
+  }
 }
 
 /**

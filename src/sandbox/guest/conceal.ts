@@ -32,6 +32,7 @@ const hidden: [string, string][] = [];
 /** Hides `path` (and its `file:` URL) behind `name` in stack traces from now on. */
 export function concealPath(path: string, name: string): void {
   const url = new URL(`file://${path}`).href;
+  if (hidden.some(([from, to]) => from === path && to === name)) return;
   hidden.push([url, name], [path, name]);
 }
 

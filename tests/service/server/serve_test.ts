@@ -80,7 +80,7 @@ Deno.test({
       );
       await new Promise((r) => setTimeout(r, 300));
       const tree = await descendants(server.child.pid);
-      assert.ok(tree.some((p) => p.cmd.includes("guest/entry.ts")), "sandbox children run");
+      assert.ok(tree.some((p) => p.cmd.includes("sandbox/guest/entry.")), "sandbox children run");
       const stopping = performance.now();
       const stopped = await server.stop();
       const answered = await slow;
