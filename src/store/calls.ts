@@ -103,39 +103,85 @@ export function finishStatement(
   };
 }
 
-/** Rows per merged statement, largest first: few distinct texts, so each stays prepared. */
-const MERGE_SIZES = [64, 16, 4];
+/** Rows in one merged statement, at most. */
+const MAX_MERGE_ROWS = 64;
 
 const argsOf = (s: InStatement) => (s as { args: InValue[] }).args;
 
-/** Appends as one multi-row INSERT. */
-function mergedAppend(group: InStatement[]): InStatement {
-  const rows = group.map(() => "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(", ");
-  return {
-    sql: `INSERT INTO calls (${APPEND_COLUMNS}) VALUES ${rows}`,
-    args: group.flatMap(argsOf),
-  };
-}
+/** Merged statement texts by shape, made once each (a 64-row text is about 2 KB). */
+const mergedTexts = new Map<string, string>();
 
-/** Finishes as one UPDATE … FROM (VALUES …). */
-function mergedFinish(group: InStatement[]): InStatement {
-  const rows = group.map(() => "(?, ?, ?, ?, ?, ?)").join(", ");
-  return {
-    sql: `UPDATE calls SET state = v.column3, result = v.column4, error = v.column5,
-            ended_at = v.column6 FROM (VALUES ${rows}) AS v
-          WHERE calls.execution_id = v.column1 AND calls.seq = v.column2`,
-    // FINISH_SQL's arguments are state, result, error, ended_at, execution_id, seq.
-    args: group.flatMap((s) => {
-      const [state, result, error, endedAt, executionId, seq] = argsOf(s);
-      return [executionId, seq, state, result, error, endedAt];
-    }),
-  };
+/** `(?a, ?b, …), (…)`: `rows` tuples of `width` numbered parameters, the first numbered `from`. */
+function numberedRows(rows: number, width: number, from: number): string {
+  const out: string[] = [];
+  for (let r = 0, n = from; r < rows; r++) {
+    const row: string[] = [];
+    for (let c = 0; c < width; c++) row.push(`?${n++}`);
+    out.push(`(${row.join(", ")})`);
+  }
+  return out.join(", ");
 }
 
 /**
+ * `group` (statements of one text) as one multi-row statement. A value every row shares is
+ * bound once (`?k`), the others per row in `VALUES` (`v.columnN`): binding a text parameter
+ * costs the engine about 0.5 µs (an integer 0.16, a null 0.09), and the rows of a burst share
+ * the execution, the state and kind, often the tool. `text` makes the SQL from each argument's
+ * expression, in the single statement's order, and the `VALUES` list.
+ */
+function merged(
+  kind: string,
+  group: InStatement[],
+  text: (exprs: string[], rows: string) => string,
+): InStatement {
+  const first = argsOf(group[0]);
+  const isShared = first.map((v, i) => group.every((s) => argsOf(s)[i] === v));
+  const args: InValue[] = [];
+  for (let i = 0; i < first.length; i++) if (isShared[i]) args.push(first[i]);
+  const shared = args.length;
+  for (const s of group) {
+    const a = argsOf(s);
+    for (let i = 0; i < a.length; i++) if (!isShared[i]) args.push(a[i]);
+  }
+  const key = `${kind}|${isShared.map(Number).join("")}|${group.length}`;
+  let sql = mergedTexts.get(key);
+  if (sql === undefined) {
+    let bound = 0;
+    let column = 0;
+    const exprs = isShared.map((yes) => yes ? `?${++bound}` : `v.column${++column}`);
+    sql = text(exprs, numberedRows(group.length, column, shared + 1));
+    mergedTexts.set(key, sql);
+  }
+  return { sql, args };
+}
+
+/** Appends as one multi-row INSERT … SELECT. */
+const mergedAppend = (group: InStatement[]) =>
+  merged(
+    "append",
+    group,
+    (exprs, rows) =>
+      `INSERT INTO calls (${APPEND_COLUMNS}) SELECT ${exprs.join(", ")} FROM (VALUES ${rows}) AS v`,
+  );
+
+/** Finishes as one UPDATE … FROM (VALUES …). */
+const mergedFinish = (group: InStatement[]) =>
+  // FINISH_SQL's arguments are state, result, error, ended_at, execution_id, seq.
+  merged(
+    "finish",
+    group,
+    ([state, result, error, endedAt, executionId, seq], rows) =>
+      `UPDATE calls SET state = ${state}, result = ${result}, error = ${error},
+         ended_at = ${endedAt} FROM (VALUES ${rows}) AS v
+       WHERE calls.execution_id = ${executionId} AND calls.seq = ${seq}`,
+  );
+
+/**
  * The same writes in fewer statements: runs of consecutive appends, and of consecutive
- * finishes, become multi-row statements (measured: 1,000 appends 9 → 4.5 ms, 1,000 finishes
- * 7 → 3 ms). Order between runs is kept; inside a run every row has its own `seq`.
+ * finishes, become multi-row statements of up to {@link MAX_MERGE_ROWS} rows. Measured on a
+ * burst of 1,000 calls as a group commit sees it (about 63 calls a group): 275 statements and
+ * 7.6 ms before, 31 and 5.1 ms after (1,000 appends alone 4.5 → 2.6 ms). Order between runs
+ * is kept; inside a run every row has its own `seq`.
  */
 export function mergeCallWrites(statements: InStatement[]): InStatement[] {
   const out: InStatement[] = [];
@@ -146,8 +192,8 @@ export function mergeCallWrites(statements: InStatement[]): InStatement[] {
     if (merge) {
       while (end < statements.length && (statements[end] as { sql?: string }).sql === sql) end++;
     }
-    while (merge && end - i >= MERGE_SIZES[MERGE_SIZES.length - 1]) {
-      const size = MERGE_SIZES.find((n) => n <= end - i)!;
+    while (merge && end - i >= 2) {
+      const size = Math.min(MAX_MERGE_ROWS, end - i);
       out.push(merge(statements.slice(i, i + size)));
       i += size;
     }

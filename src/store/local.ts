@@ -21,8 +21,11 @@ export interface DbResult {
 
 type Prepared = ReturnType<Database.Database["prepare"]>;
 
-/** How many distinct statements are kept prepared (Cordon uses a few dozen). */
-const MAX_PREPARED = 256;
+/**
+ * How many distinct statements are kept prepared: Cordon's own few dozen, and the journal's
+ * merged writes (one text per row count and shape, a few hundred at most).
+ */
+const MAX_PREPARED = 1024;
 
 function toSql(value: InValue | undefined): unknown {
   if (value === undefined) return null;

@@ -25,8 +25,9 @@ function writes(count: number): InStatement[] {
   const entry = (seq: number) => ({
     executionId: "exec_1",
     seq,
-    connector: "math",
-    tool: "add",
+    // Runs where the tool is the same on every row, and runs where it is not (bound once or not).
+    connector: seq > 600 && seq % 3 === 0 ? "text" : "math",
+    tool: seq > 600 && seq % 3 === 0 ? "upper" : "add",
     kind: "tool" as const,
     state: (seq % 7 === 0 ? "pending" : "executing") as "pending" | "executing",
     startedAt: 1_000 + seq,
