@@ -40,9 +40,10 @@ const SPAWN_RETRY_MS = 250;
 
 /**
  * How long a taken child's replacement waits for the run that took it to end, while the pool
- * still has a child waiting.
+ * still has a child waiting: longer than most runs of a few calls, so their replacement does not
+ * boot beside them; a second child taken meanwhile starts the refill at once.
  */
-export const REFILL_DELAY_MS = 25;
+export const REFILL_DELAY_MS = 250;
 
 /** Children booting at once while {@link ChildPool.prewarm} fills the pool. */
 const PREWARM_CONCURRENCY = 8;

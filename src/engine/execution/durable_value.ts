@@ -49,7 +49,8 @@ export function durableJson(
       { details: { path: err.path, maxDepth: MAX_VALUE_DEPTH } },
     );
   }
-  const bytes = encoder.encode(json).length;
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most values are counted without encoding them.
+  const bytes = json.length * 3 <= maxBytes ? json.length : encoder.encode(json).length;
   if (bytes > maxBytes) {
     throw new CordonError(
       "value_too_large",

@@ -10,6 +10,7 @@ import {
   type Runtime,
 } from "../../../mod.ts";
 import { assertNoSandboxChildren } from "../../_helpers/processes.ts";
+import { durableJson } from "../../../src/engine/execution/durable_value.ts";
 
 /** A connector whose side effects are counted, so a test can prove none ran twice. */
 function makeWorld() {
@@ -396,4 +397,16 @@ Deno.test("executions() pages newest first; deleteExecution() and pruneExecution
     assert.equal(await rt.pruneExecutions({ keep: 2 }), 3);
     assert.equal((await rt.executions()).items.length, 2);
   });
+});
+
+Deno.test("durableJson() counts UTF-8 bytes: text under the limit in characters but over it in bytes is refused", () => {
+  // 600 "é" are 600 characters of JSON text but 1,200 bytes, over a 1,000-byte limit.
+  assert.throws(
+    () => durableJson("é".repeat(600), 1_000, "The value"),
+    (err: Error & { code?: string; details?: { bytes?: number } }) =>
+      err.code === "value_too_large" && err.details?.bytes === 1_202,
+  );
+  assert.equal(durableJson("é".repeat(300), 1_000, "The value"), JSON.stringify("é".repeat(300)));
+  assert.equal(durableJson("e".repeat(998), 1_000, "The value").length, 1_000);
+  assert.throws(() => durableJson("e".repeat(999), 1_000, "The value"), /1001 bytes/);
 });
