@@ -46,8 +46,26 @@ async function trivial(rt: Runtime, samples: number, unique = false) {
 }
 
 /**
+ * Trivial runs one after another with nothing in between, as a caller in a loop makes them:
+ * each run takes a pooled child and its replacement boots meanwhile, so this is what the pool's
+ * refill costs the runs (`pooled`: how many found a child waiting or booting).
+ */
+async function backToBackRuns(rt: Runtime, runs: number) {
+  const times: number[] = [];
+  let pooled = 0;
+  for (let i = 0; i < runs; i++) {
+    const { ms, value } = await timed(() => rt.execute({ code: TRIVIAL }));
+    completed(value, 1);
+    if (value.meta.pooled) pooled++;
+    times.push(ms);
+  }
+  return { ...brief(times), runs, pooled };
+}
+
+/**
  * Trivial pooled runs with the defaults, and with the check off (same store); then with a
- * different script each run, so every check is a real TypeScript pass (none found kept).
+ * different script each run, so every check is a real TypeScript pass (none found kept); and
+ * back to back.
  */
 export async function defaultTrivialBench(samples: number) {
   const checked = await withDefaults("warn", (rt) => trivial(rt, samples));
@@ -55,8 +73,10 @@ export async function defaultTrivialBench(samples: number) {
   const fresh = await withDefaults("warn", (rt) => trivial(rt, samples, true));
   const freshUnchecked = await withDefaults("off", (rt) => trivial(rt, samples, true));
   const percent = (a: number, b: number) => Math.round((a / b - 1) * 1000) / 10;
+  const backToBack = await withDefaults("warn", (rt) => backToBackRuns(rt, samples * 4));
   return {
     ...checked,
+    backToBackMs: backToBack,
     checkOffMs: unchecked,
     checkAddsPercent: percent(checked.p50, unchecked.p50),
     everyScriptNewMs: { check: fresh, checkOff: freshUnchecked },
