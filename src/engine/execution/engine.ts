@@ -129,7 +129,7 @@ export class Engine {
     } catch {
       // The caller's callback cannot stop a recorded execution.
     }
-    return await this.runPass(row, [], startedAt, session);
+    return await this.runPass(row, [], startedAt, session, true);
   }
 
   /** Runs one pass of a recorded execution (new, or a replay over `recorded`). */
@@ -138,6 +138,7 @@ export class Engine {
     recorded: CallEntry[],
     startedAt: number,
     session?: SessionUse,
+    fresh = false,
   ): Promise<ExecuteResult> {
     const limits = row.limits as unknown as Limits;
     const failEarly = async (error: ErrorInfo) => {
@@ -209,7 +210,7 @@ export class Engine {
       requests: this.parts.requests,
       observe: this.parts.observe,
     });
-    const run: LiveRun = { pass, row, journal, startedAt, session };
+    const run: LiveRun = { pass, row, journal, startedAt, session, fresh };
     this.live.set(row.id, run);
     await pass.start();
     return await this.settle(run, await pass.next());
@@ -244,7 +245,10 @@ export class Engine {
           .map((e) => toPendingAction(e, this.parts.events)),
       });
     }
-    await this.parts.logs.replace(row.id, pass.logs.entries);
+    // A first pass that printed nothing has no lines to write, nor earlier ones to replace.
+    if (!run.fresh || pass.logs.entries.length > 0) {
+      await this.parts.logs.replace(row.id, pass.logs.entries);
+    }
     return await this.finish(row, event.outcome, startedAt, run);
   }
 

@@ -56,11 +56,13 @@ export async function recordEnd(
     : outcome.error.code === "rejected"
     ? "rejected"
     : "error";
-  // Calls still waiting when the run ended are abandoned.
-  await parts.calls.rejectUndecided(
-    row.id,
-    errorInfo("rejected", "The run ended before a decision"),
-  );
+  // Calls still waiting when the run ended are abandoned (a first pass that made none has none).
+  if (!run?.fresh || run.journal.madePending) {
+    await parts.calls.rejectUndecided(
+      row.id,
+      errorInfo("rejected", "The run ended before a decision"),
+    );
+  }
   await parts.executions.transition(row.id, ["running", "paused"], status, {
     ...(outcome.ok ? { result: outcome.value } : { error: outcome.error }),
     owner: null,

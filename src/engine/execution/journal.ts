@@ -57,6 +57,8 @@ export class CallJournal {
   #nextSeq: number;
   /** Entries this pass appended or touched, in seq order (for the result). */
   readonly touched = new Map<number, CallEntry>();
+  /** This pass appended an entry that waits for a decision. */
+  madePending = false;
   readonly #writes: CommitQueue;
 
   readonly #onChange?: (entry: CallEntry) => void;
@@ -137,7 +139,10 @@ export class CallJournal {
       state: policy.needs ? "pending" : "executing",
       startedAt: Date.now(),
     };
-    if (policy.needs) entry.needs = policy.needs;
+    if (policy.needs) {
+      entry.needs = policy.needs;
+      this.madePending = true;
+    }
     // Durable before anything executes: the call waits for its entry's commit.
     await this.#writes.write(appendStatement(entry, argsJson));
     this.touched.set(seq, entry);

@@ -84,4 +84,6 @@ export interface LiveRun {
   journal: CallJournal;
   startedAt: number;
   session?: SessionUse;
+  /** The execution's first pass, started by `execute()`: nothing of it is stored but its row. */
+  fresh?: boolean;
 }
