@@ -6,13 +6,10 @@
  * @module
  */
 import type { Db } from "./client.ts";
+import { LATER_MIGRATIONS } from "./migrations_later.ts";
 
-/** One schema step. */
-export interface Migration {
-  version: number;
-  name: string;
-  statements: string[];
-}
+export type { Migration } from "./migrations_later.ts";
+import type { Migration } from "./migrations_later.ts";
 
 /** Every migration, in order. */
 export const MIGRATIONS: readonly Migration[] = [
@@ -198,68 +195,7 @@ export const MIGRATIONS: readonly Migration[] = [
       )`,
     ],
   },
-  {
-    version: 6,
-    name: "observed output shapes per namespace",
-    statements: [
-      // Old rows mixed every tenant's field names, so none can be given to one namespace;
-      // shapes are a cache of what results looked like and are learned again from new ones.
-      "DROP TABLE tool_shapes",
-      `CREATE TABLE tool_shapes (
-        namespace TEXT NOT NULL,
-        connector TEXT NOT NULL,
-        tool TEXT NOT NULL,
-        shape TEXT NOT NULL,
-        samples INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        PRIMARY KEY (namespace, connector, tool)
-      )`,
-    ],
-  },
-  {
-    version: 7,
-    name: "execution retention by end time",
-    statements: [
-      // Retention deletes ended executions by when they ended, hourly: without an index that is
-      // a scan of every execution, on the host's event loop.
-      "CREATE INDEX IF NOT EXISTS executions_ended ON executions (ended_at) WHERE ended_at IS NOT NULL",
-    ],
-  },
-  {
-    version: 8,
-    name: "idempotency keys of the service's POSTs",
-    statements: [
-      // One row per key a namespace used: the request it stands for (a hash), the process
-      // that holds it while the request runs, and the answer once there is one.
-      `CREATE TABLE idempotency_keys (
-        namespace TEXT NOT NULL,
-        key TEXT NOT NULL,
-        fingerprint TEXT NOT NULL,
-        owner TEXT NOT NULL,
-        execution_id TEXT,
-        status INTEGER,
-        headers TEXT,
-        body TEXT,
-        created_at INTEGER NOT NULL,
-        expires_at INTEGER NOT NULL,
-        PRIMARY KEY (namespace, key)
-      )`,
-      "CREATE INDEX idempotency_keys_expires ON idempotency_keys (expires_at)",
-    ],
-  },
-  {
-    version: 9,
-    name: "trace ids of executions",
-    statements: ["ALTER TABLE executions ADD COLUMN trace_id TEXT"],
-  },
-  {
-    version: 10,
-    name: "type-check findings that came after the result",
-    statements: [
-      "ALTER TABLE executions ADD COLUMN diagnostics TEXT",
-      "ALTER TABLE executions ADD COLUMN typecheck_ms REAL",
-    ],
-  },
+  ...LATER_MIGRATIONS,
 ];
 
 /** Applies every migration the database has not seen; returns the versions applied. */
