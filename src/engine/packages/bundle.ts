@@ -44,7 +44,7 @@ export function bundleStats(): BundleStats {
 export const ESBUILD_VERSION: string = esbuild.version;
 
 /** Loads esbuild's wasm once per process. */
-export function initialize(): Promise<void> {
+function initialize(): Promise<void> {
   ready ??= (async () => {
     const wasmUrl = new URL("../esbuild.wasm", import.meta.resolve("esbuild-wasm/esm/browser.js"));
     const bytes = wasmUrl.protocol === "file:"
@@ -191,12 +191,37 @@ const loaderOf = (path: string): esbuild.Loader => path.endsWith(".json") ? "jso
 const packageOf = (spec: string) =>
   spec.split("/").slice(0, spec.startsWith("@") ? 2 : 1).join("/");
 
+/**
+ * `entry` bundled through `plugin` (which resolves and loads every file) into the text of one
+ * ES module, with what every Cordon bundle shares and `extra`.
+ */
+export async function esbuildModule(
+  entry: string,
+  plugin: esbuild.Plugin,
+  extra: esbuild.BuildOptions = {},
+): Promise<string> {
+  await initialize();
+  const out = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "neutral",
+    target: "esnext",
+    charset: "utf8",
+    logLevel: "silent",
+    plugins: [plugin],
+    ...extra,
+  });
+  // `write: false` above: esbuild hands the files back.
+  return out.outputFiles![0].text;
+}
+
 async function build(
   id: string,
   entry: string,
   { stubs = [], define = {} }: BundleFileOptions = {},
 ): Promise<string> {
-  await initialize();
   stats.builds++;
   const plugin: esbuild.Plugin = {
     name: "cordon-packages",
@@ -230,22 +255,12 @@ async function build(
     },
   };
   try {
-    const out = await esbuild.build({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "neutral",
-      target: "esnext",
+    return await esbuildModule(entry, plugin, {
       minifyWhitespace: true,
       minifySyntax: true,
       legalComments: "eof",
-      charset: "utf8",
-      logLevel: "silent",
       define: { "process.env.NODE_ENV": '"production"', ...define },
-      plugins: [plugin],
     });
-    return out.outputFiles[0].text;
   } catch (err) {
     const first = (err as { errors?: { text: string }[] }).errors?.[0]?.text;
     throw new CordonError(

@@ -13,10 +13,10 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import * as esbuild from "esbuild-wasm/esm/browser.js";
+import type * as esbuild from "esbuild-wasm/esm/browser.js";
 import { sha256Hex as sha256 } from "../../hash.ts";
 import { GUEST_MODULES } from "../../sandbox/guest_files.ts";
-import { ESBUILD_VERSION, initialize, writeAside } from "./bundle.ts";
+import { ESBUILD_VERSION, esbuildModule, writeAside } from "./bundle.ts";
 
 /** Bumped when the bundling below changes, so bundles on disk from before are not reused. */
 const GUEST_BUNDLE_FORMAT = 1;
@@ -69,7 +69,6 @@ async function findOrBuild(entry: string, cacheDir: string): Promise<string> {
 }
 
 async function build(entry: string, sources: Map<string, string>): Promise<string> {
-  await initialize();
   const plugin: esbuild.Plugin = {
     name: "cordon-guest",
     setup(b) {
@@ -87,17 +86,5 @@ async function build(entry: string, sources: Map<string, string>): Promise<strin
       }));
     },
   };
-  const out = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "neutral",
-    target: "esnext",
-    charset: "utf8",
-    legalComments: "none",
-    logLevel: "silent",
-    plugins: [plugin],
-  });
-  return out.outputFiles[0].text;
+  return await esbuildModule(entry, plugin, { legalComments: "none" });
 }
