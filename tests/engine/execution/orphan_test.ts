@@ -171,7 +171,17 @@ Deno.test("an idle warm-pool child dies with its SIGKILLed host", async () => {
 });
 
 Deno.test("a stdio MCP server that ignores its stdin dies with its SIGKILLed host", async () => {
-  await assertDiesWithHost("mcp");
+  await assertDiesWithHost("mcp", async ([pid]) => {
+    // The guard (setpriv) asks for the death signal and then becomes the server: killed before
+    // that, on a loaded machine, the host would leave a process that never asked.
+    await poll("the server to start under its guard", 10_000, () => {
+      try {
+        return Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0")[0].endsWith("sleep");
+      } catch {
+        return false;
+      }
+    });
+  });
 });
 
 Deno.test("a starting runtime kills what runs in a dead host's cgroup and removes the group", async () => {
