@@ -20,10 +20,36 @@ Deno.test("Deadlines fires each live entry once, in order, and never a cancelled
   assert.deepEqual(fired, [99, 0, 2, 3, 5]);
 });
 
-Deno.test("Deadlines leaves no timer once every entry is cancelled (the test sanitizer checks)", () => {
+Deno.test("Deadlines leaves no timer that keeps anything alive once every entry is cancelled (the test sanitizer checks)", () => {
   const deadlines = new Deadlines();
   const cancels = Array.from({ length: 3000 }, () => deadlines.add(60_000, () => {}));
   for (const cancel of cancels) cancel();
+});
+
+Deno.test("Deadlines: a process whose entries are all cancelled exits at once, not at the timer", async () => {
+  const url = new URL("../../src/connectors/deadlines.ts", import.meta.url).href;
+  const code = `const { Deadlines } = await import(${JSON.stringify(url)});
+    const d = new Deadlines();
+    for (let i = 0; i < 3; i++) d.add(60_000, () => {})();`;
+  const t = performance.now();
+  const out = await new Deno.Command(Deno.execPath(), { args: ["eval", code], stderr: "piped" })
+    .output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.ok(performance.now() - t < 30_000, "the process waited for the deadline's timer");
+});
+
+Deno.test("Deadlines: an entry added after the others ended fires at its own deadline, not before", async () => {
+  const deadlines = new Deadlines();
+  // The timer armed for the first entry stays armed when it is cancelled.
+  deadlines.add(40, () => {
+    throw new Error("a cancelled entry fired");
+  })();
+  await sleep(15);
+  const added = performance.now();
+  let firedAfter = -1;
+  deadlines.add(40, () => firedAfter = performance.now() - added);
+  await sleep(100);
+  assert.ok(firedAfter >= 39, `fired ${firedAfter} ms after it was added`);
 });
 
 Deno.test("Deadlines keeps only live entries under a steady stream of calls", async () => {

@@ -43,6 +43,10 @@ export class CommitQueue {
 
   /** Waits for every write queued so far (and those queued meanwhile). */
   async flush(): Promise<void> {
+    if (this.#behind !== undefined) {
+      clearTimeout(this.#behind);
+      this.#behind = undefined;
+    }
     this.#start();
     while (this.#draining) await this.#draining;
   }
@@ -75,11 +79,12 @@ export class CommitQueue {
     return done.promise;
   }
 
+  /**
+   * Drains the queue unless a drain is under way. A write-behind's timer is not cleared here:
+   * armed, it finds the queue empty or takes what came since, so calls made one after another
+   * set one timer each {@link WRITE_BEHIND_MS}, not one each ({@link flush} clears it).
+   */
   #start(): void {
-    if (this.#behind !== undefined) {
-      clearTimeout(this.#behind);
-      this.#behind = undefined;
-    }
     if (!this.#draining && this.#queue.length > 0) this.#draining = this.#drain();
   }
 
