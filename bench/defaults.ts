@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { createRuntime, type Runtime } from "../mod.ts";
-import { perCallSample } from "./exec.ts";
+import { perCallSample, steadyPerCall } from "./exec.ts";
 import { completed, math, TRIVIAL } from "./setup.ts";
 import { brief, check, timed } from "./stats.ts";
 
@@ -92,6 +92,6 @@ export function defaultPerCallBench(samples: number) {
       const { t0, t100 } = await perCallSample(rt);
       if (i >= 2) perCallUs.push(((t100 - t0) / 100) * 1000);
     }
-    return brief(perCallUs, 1);
+    return { ...brief(perCallUs, 1), steadyUs: await steadyPerCall(rt, Math.max(3, samples / 4)) };
   });
 }

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { childArgs } from "../src/sandbox/flags.ts";
 import { CWD, DENO_DIR } from "./spawn.ts";
 import { brief, check } from "./stats.ts";
+import { steadyCallsBody } from "./setup.ts";
 
 /** The child: tools as globals over NDJSON, each run a `data:` module with a default function. */
 const FLOOR_CHILD = `
@@ -144,6 +145,7 @@ const sequential = (n: number) =>
 const PARALLEL =
   "export default async () => (await Promise.all(Array.from({ length: 1000 }, (_, i) => add(i, 1)))).length;";
 const SLEEPER = "export default async () => { await sleep(200); return 1; };";
+const STEADY = `export default async () => { ${steadyCallsBody("add(s, 1)")} };`;
 
 /** The floor's figures: p50s of the same workloads Cordon's sections measure. */
 export async function floorBench(samples: number) {
@@ -156,6 +158,7 @@ export async function floorBench(samples: number) {
     const trivial: number[] = [];
     const perCall: number[] = [];
     const parallel: number[] = [];
+    const steady: number[] = [];
     for (let i = 0; i < samples + 2; i++) {
       const child = await warmChild(entry);
       // As a pooled child does, it waits a moment before its run: its startup work is over.
@@ -172,11 +175,13 @@ export async function floorBench(samples: number) {
       t = performance.now();
       check((await child.run(PARALLEL)) === 1000, "the floor's parallel calls failed");
       const parallelMs = performance.now() - t;
+      const steadyUs = (await child.run(STEADY)) as number;
       await child.close();
       if (i < 2) continue;
       trivial.push(trivialMs);
       perCall.push(((hundred - zero) / 100) * 1000);
       parallel.push(parallelMs);
+      steady.push(steadyUs);
     }
     const concurrent = async (preSpawned: boolean) => {
       const children = preSpawned
@@ -195,6 +200,7 @@ export async function floorBench(samples: number) {
     return {
       trivialMs: brief(trivial),
       perCallUs: brief(perCall, 1),
+      perCallSteadyUs: brief(steady, 1),
       parallel1000Ms: brief(parallel),
       concurrent50SleepMs: { preSpawned: await concurrent(true), cold: await concurrent(false) },
     };

@@ -158,6 +158,15 @@ function targets(r: Figures): Record<string, Target> {
   vsFloor("perCallVsFloor", p50("perCallDefaultUs"), floor?.perCallUs?.p50, 1.2);
   vsFloor("pooledEngineVsFloor", p50("pooledMs"), floor?.trivialMs?.p50, 1.0);
   vsFloor("perCallEngineVsFloor", p50("perCallUs"), floor?.perCallUs?.p50, 1.2);
+  // The same, timed inside the child over a thousand calls: no run's fixed cost, JITs warm.
+  const steady = (key: string) => (r[key] as { steadyUs?: { p50: number } } | undefined)?.steadyUs;
+  vsFloor(
+    "perCallSteadyVsFloor",
+    steady("perCallDefaultUs")?.p50,
+    floor?.perCallSteadyUs?.p50,
+    1.2,
+  );
+  vsFloor("perCallSteadyEngineVsFloor", steady("perCallUs")?.p50, floor?.perCallSteadyUs?.p50, 1.2);
   const added = (r.pooledDefaultMs as { checkAddsPercent?: number } | undefined)
     ?.checkAddsPercent;
   if (added !== undefined) {

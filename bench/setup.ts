@@ -45,6 +45,16 @@ export function sequentialCalls(n: number): string {
   return `let s = 0;\nfor (let i = 0; i < ${n}; i++) s = await math.add({ a: s, b: 1 });\nreturn s;`;
 }
 
+/** Sequential calls timed inside the child: `n` calls, returning µs a call (JIT warm by then). */
+export const STEADY_CALLS = 1000;
+
+/** The body that times {@link STEADY_CALLS} sequential calls of `call(s)` and returns µs a call. */
+export function steadyCallsBody(call: string): string {
+  return `const t0 = performance.now(); let s = 0;
+for (let i = 0; i < ${STEADY_CALLS}; i++) s = await ${call};
+return ((performance.now() - t0) / ${STEADY_CALLS}) * 1000;`;
+}
+
 /** A script making `n` tool calls at once under `Promise.all`. */
 export function parallelCalls(n: number): string {
   return `const r = await Promise.all(Array.from({ length: ${n} }, (_, i) => math.add({ a: i, b: 1 })));\nreturn r.length;`;
