@@ -4,6 +4,7 @@
  * server refused and recorded, page errors recorded, and a PNG check that a screenshot shows
  * something.
  */
+import assert from "node:assert/strict";
 import { inflateSync } from "node:zlib";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import type { TestService } from "../_service.ts";
@@ -30,6 +31,29 @@ export function haveChromium(): boolean {
   } catch {
     return false;
   }
+}
+
+const PRESENT = haveChromium();
+const CI = Deno.env.get("CI") !== undefined;
+
+/**
+ * A test that drives Chromium: skipped with a message where it is not installed, except in CI,
+ * where it fails. Browsers and servers outlive single steps, so the sanitizers are off.
+ */
+export function chromiumTest(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
+  if (!PRESENT && !CI) {
+    console.log(`skipped (no ${CHROMIUM}; apt-get install chromium): ${name}`);
+  }
+  Deno.test({
+    name,
+    ignore: !PRESENT && !CI,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: async (t) => {
+      assert.ok(PRESENT, `CI needs Chromium at ${CHROMIUM} (.ci/run installs it)`);
+      await fn(t);
+    },
+  });
 }
 
 /** A browser with one page, bound to one server. */

@@ -8,19 +8,13 @@ import assert from "node:assert/strict";
 import { openService, type TestService } from "../_service.ts";
 import {
   ASKS,
+  chromiumTest,
   type ConsoleBrowser,
   GATED,
-  haveChromium,
   openBrowser,
   pngStats,
   start,
 } from "./_browser.ts";
-
-const PRESENT = haveChromium();
-const CI = Deno.env.get("CI") !== undefined;
-if (!PRESENT && !CI) {
-  console.log("console browser test skipped: no /usr/bin/chromium (apt-get install chromium)");
-}
 
 async function shot(b: ConsoleBrowser, dir: string, name: string): Promise<void> {
   const png = await b.page.screenshot({ path: `${dir}/${name}.png` });
@@ -41,14 +35,9 @@ async function assertClean(b: ConsoleBrowser, what: string): Promise<void> {
 const badgeOf = (id: string, status: string) =>
   `#executions tr[data-id="${id}"] [data-status="${status}"]`;
 
-Deno.test({
-  name:
-    "console in Chromium: live list, approve, reject, resolve, snippets, connectors, artifacts, sessions, screenshots",
-  ignore: !PRESENT && !CI,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    assert.ok(PRESENT, "CI needs Chromium at /usr/bin/chromium (.ci/run installs it)");
+chromiumTest(
+  "console in Chromium: live list, approve, reject, resolve, snippets, connectors, artifacts, sessions, screenshots",
+  async () => {
     const shots = await Deno.makeTempDir({ prefix: "cordon-shots-" });
     await using t = await openService();
     await using b = await openBrowser(t.service.url);
@@ -180,7 +169,7 @@ Deno.test({
     assert.deepEqual(b.errors, []);
     await Deno.remove(shots, { recursive: true });
   },
-});
+);
 
 async function keyedService(): Promise<{ t: TestService; token: string; admin: string }> {
   const t = await openService({ auth: "keys" });
@@ -189,13 +178,9 @@ async function keyedService(): Promise<{ t: TestService; token: string; admin: s
   return { t, token, admin };
 }
 
-Deno.test({
-  name: "console in Chromium: a server with keys asks for one, keeps it per tab, shows 403s",
-  ignore: !PRESENT && !CI,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    assert.ok(PRESENT, "CI needs Chromium at /usr/bin/chromium (.ci/run installs it)");
+chromiumTest(
+  "console in Chromium: a server with keys asks for one, keeps it per tab, shows 403s",
+  async () => {
     const { t, token, admin } = await keyedService();
     await using _t = t;
     await using b = await openBrowser(t.service.url);
@@ -249,4 +234,4 @@ Deno.test({
     assert.deepEqual(b.foreign, []);
     assert.deepEqual(b.errors, []);
   },
-});
+);

@@ -9,10 +9,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { defineConnector } from "../../../mod.ts";
 import { openService } from "../_service.ts";
-import { haveChromium, openBrowser } from "./_browser.ts";
-
-const PRESENT = haveChromium();
-const CI = Deno.env.get("CI") !== undefined;
+import { chromiumTest, openBrowser } from "./_browser.ts";
 
 /** Markup that records `tag` in `window.hit` if a browser ever treats it as HTML. */
 const evil = (tag: string) =>
@@ -37,13 +34,9 @@ const hostile = defineConnector({
   },
 });
 
-Deno.test({
-  name: "console in Chromium: hostile markup shows as text everywhere; huge lines and results fit",
-  ignore: !PRESENT && !CI,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async (t) => {
-    assert.ok(PRESENT, "CI needs Chromium at /usr/bin/chromium (.ci/run installs it)");
+chromiumTest(
+  "console in Chromium: hostile markup shows as text everywhere; huge lines and results fit",
+  async (t) => {
     await using svc = await openService({ connectors: [hostile] });
     const run = async (code: string, wait = true) => {
       const r = await svc.call("POST", "/v1/executions", { code, wait });
@@ -221,4 +214,4 @@ Deno.test({
     assert.deepEqual(b.foreign, [], "the page reached nothing but the server");
     assert.deepEqual(b.errors, []);
   },
-});
+);

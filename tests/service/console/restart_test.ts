@@ -7,18 +7,11 @@ import assert from "node:assert/strict";
 import { loadConfigFile } from "../../../src/service/server/config.ts";
 import { type Service, startService } from "../../../src/service/server/server.ts";
 import { FIXTURE_CONFIG } from "../_service.ts";
-import { haveChromium, openBrowser } from "./_browser.ts";
+import { chromiumTest, openBrowser } from "./_browser.ts";
 
-const PRESENT = haveChromium();
-const CI = Deno.env.get("CI") !== undefined;
-
-Deno.test({
-  name: "console in Chromium: the live mark follows a server restart, and so does the list",
-  ignore: !PRESENT && !CI,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: async () => {
-    assert.ok(PRESENT, "CI needs Chromium at /usr/bin/chromium (.ci/run installs it)");
+chromiumTest(
+  "console in Chromium: the live mark follows a server restart, and so does the list",
+  async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "cordon-console-restart-" });
     const config = { ...(await loadConfigFile(FIXTURE_CONFIG)), host: "127.0.0.1", dataDir };
     let service: Service | undefined = await startService({ ...config, port: 0 });
@@ -49,4 +42,4 @@ Deno.test({
       await Deno.remove(dataDir, { recursive: true });
     }
   },
-});
+);
