@@ -1,6 +1,7 @@
 /**
  * {@link readAtMost}: a body read whole only while it stays within a bound, for request and
- * response bodies whose sender is not trusted to say their size.
+ * response bodies whose sender is not trusted to say their size; {@link concatBytes}, the pieces
+ * of something read as one array.
  *
  * @module
  */
@@ -27,11 +28,16 @@ export async function readAtMost(
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
+  return concatBytes(chunks, size);
+}
+
+/** `parts` one after another in one new array of `total` bytes (their summed length). */
+export function concatBytes(parts: readonly Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(total);
   let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
   }
-  return bytes;
+  return out;
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { concatBytes } from "../bytes.ts";
 
 const NEWLINE = 0x0a;
 
@@ -46,7 +47,7 @@ export class LineSplitter {
   /** Adds a chunk; returns the lines it completed, decoded. */
   push(chunk: Uint8Array): string[] {
     return this.pushLines(chunk).map((line) =>
-      typeof line === "string" ? line : this.#decoder.decode(concat(line.parts, line.bytes))
+      typeof line === "string" ? line : this.#decoder.decode(concatBytes(line.parts, line.bytes))
     );
   }
 
@@ -79,7 +80,7 @@ export class LineSplitter {
           lines.push({ parts, bytes });
         } else {
           parts.push(piece);
-          lines.push(this.#decoder.decode(concat(parts, bytes)));
+          lines.push(this.#decoder.decode(concatBytes(parts, bytes)));
         }
         this.#parts = [];
         this.#block = undefined;
@@ -125,13 +126,3 @@ export class LineSplitter {
  * blocks (one per 64 KiB chunk took 20-50 ms to post here).
  */
 const MAX_BLOCK_BYTES = 4 * 1024 * 1024;
-
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}

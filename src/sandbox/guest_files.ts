@@ -43,6 +43,7 @@ export const GUEST_MODULES: readonly string[] = [
   "rpc/predecoded.ts",
   "errors.ts",
   "loop.ts",
+  "bytes.ts",
 ];
 
 const ENTRY = GUEST_MODULES[0];
