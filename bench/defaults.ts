@@ -92,6 +92,6 @@ export function defaultPerCallBench(samples: number) {
       const { t0, t100 } = await perCallSample(rt);
       if (i >= 2) perCallUs.push(((t100 - t0) / 100) * 1000);
     }
-    return { ...brief(perCallUs, 1), steadyUs: await steadyPerCall(rt, Math.max(3, samples / 4)) };
+    return { ...brief(perCallUs, 1), steadyUs: await steadyPerCall(rt, samples) };
   });
 }

@@ -92,7 +92,7 @@ export async function perCallBench(samples: number, options: RuntimeOptions = {}
     ...brief(perCallUs, 1),
     t0Ms: brief(zero),
     t100Ms: brief(hundred),
-    steadyUs: await steadyPerCall(rt, Math.max(3, Math.ceil(samples / 4))),
+    steadyUs: await steadyPerCall(rt, samples),
   };
 }
 
@@ -100,7 +100,9 @@ export async function perCallBench(samples: number, options: RuntimeOptions = {}
  * Sequential calls timed inside the child over `STEADY_CALLS` calls (its JIT warm, no
  * run's fixed cost): µs a call, one sample per run. The floor measures the same way.
  */
-export async function steadyPerCall(rt: Runtime, samples: number) {
+export async function steadyPerCall(rt: Runtime, perCallSamples: number) {
+  // A thousand calls a sample: a quarter of the per-call section's samples is plenty.
+  const samples = Math.max(3, Math.ceil(perCallSamples / 4));
   const out: number[] = [];
   for (let i = 0; i < samples + 1; i++) {
     await rt.warm();

@@ -57,7 +57,7 @@ export async function recordEnd(
     ? "rejected"
     : "error";
   // Calls still waiting when the run ended are abandoned (a first pass that made none has none).
-  if (!run?.fresh || run.journal.madePending) {
+  if (!run?.fresh || run.journal.touchedDecisions) {
     await parts.calls.rejectUndecided(
       row.id,
       errorInfo("rejected", "The run ended before a decision"),

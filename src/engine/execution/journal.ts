@@ -57,8 +57,6 @@ export class CallJournal {
   #nextSeq: number;
   /** Entries this pass appended or touched, in seq order (for the result). */
   readonly touched = new Map<number, CallEntry>();
-  /** This pass appended an entry that waits for a decision. */
-  madePending = false;
   readonly #writes: CommitQueue;
 
   readonly #onChange?: (entry: CallEntry) => void;
@@ -87,6 +85,12 @@ export class CallJournal {
     const match = this.#recorded.find((r) => !r.consumed && r.key === key);
     if (match) match.consumed = true;
     return match;
+  }
+
+  /** True when an entry this pass appended or touched needed a decision (it may still wait). */
+  get touchedDecisions(): boolean {
+    for (const entry of this.touched.values()) if (entry.needs) return true;
+    return false;
   }
 
   /** True when this pass replays an earlier history. */
@@ -139,10 +143,7 @@ export class CallJournal {
       state: policy.needs ? "pending" : "executing",
       startedAt: Date.now(),
     };
-    if (policy.needs) {
-      entry.needs = policy.needs;
-      this.madePending = true;
-    }
+    if (policy.needs) entry.needs = policy.needs;
     // Durable before anything executes: the call waits for its entry's commit.
     await this.#writes.write(appendStatement(entry, argsJson));
     this.touched.set(seq, entry);
