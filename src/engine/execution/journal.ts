@@ -89,8 +89,7 @@ export class CallJournal {
 
   /** True when an entry this pass appended or touched needed a decision (it may still wait). */
   get touchedDecisions(): boolean {
-    for (const entry of this.touched.values()) if (entry.needs) return true;
-    return false;
+    return [...this.touched.values()].some((entry) => entry.needs !== undefined);
   }
 
   /** True when this pass replays an earlier history. */
