@@ -199,6 +199,7 @@ function targets(r: Figures): Record<string, Target> {
       out.bigResultHostStall = { target: "≤ 50 ms", measured: worst, met: worst <= 50 };
     }
   }
+  // Sequential runs, as the issue asks; two at a time is in `sustained.concurrent` (no goal).
   const ratio = (r.sustained as { ratio: number } | undefined)?.ratio;
   if (ratio !== undefined) {
     out.sustainedRatio = { target: "≥ 0.95", measured: ratio, met: ratio >= 0.95 };

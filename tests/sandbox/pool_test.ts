@@ -221,3 +221,57 @@ Deno.test("ChildPool replaces a taken child once its run is over, or a little la
   await Promise.all(taken.map((c) => c.exited));
   await assertNoSandboxChildren();
 });
+
+Deno.test("ChildPool.takeOrWait() hands a spawn under way to the run that found the pool empty", async () => {
+  const env = await environment();
+  const { counts, spawn } = countingSpawn(env);
+  const taken: SandboxChild[] = [];
+  {
+    await using pool = new ChildPool({ size: 1, spawn });
+    await pool.warm();
+    const first = pool.takeOrWait();
+    assert.ok(first && !(first instanceof Promise), "a waiting child is handed out at once");
+    taken.push(first);
+    // The pool is empty and its refill is under way: the next run waits for that child.
+    const landing = pool.takeOrWait();
+    assert.ok(landing instanceof Promise);
+    // Nothing more is coming for a third run: it spawns its own.
+    assert.equal(pool.takeOrWait(), undefined);
+    const second = await landing;
+    assert.ok(second && second !== first);
+    taken.push(second);
+    assert.equal(pool.idleCount, 0, "the landed child went to the run, not to the pool");
+    await second.ready;
+    assert.equal(second.alive, true);
+    // The pool, short of one, refills behind.
+    await pool.warm();
+    assert.equal(pool.idleCount, 1);
+    assert.equal(counts.spawned, 3);
+  }
+  for (const c of taken) c.kill();
+  await Promise.all(taken.map((c) => c.exited));
+  await assertNoSandboxChildren();
+});
+
+Deno.test("ChildPool.takeOrWait() lets the run go when the spawn it waits for fails or the pool closes", async () => {
+  const failing = Promise.withResolvers<SandboxChild>();
+  const pool = new ChildPool({ size: 1, spawn: () => failing.promise, onSpawnError: () => {} });
+  const waiting = pool.takeOrWait();
+  assert.ok(waiting instanceof Promise);
+  failing.reject(new Error("no deno"));
+  assert.equal(await waiting, undefined);
+  await pool.close();
+
+  const pending = Promise.withResolvers<SandboxChild>();
+  const closingPool = new ChildPool({
+    size: 1,
+    spawn: () => pending.promise,
+    onSpawnError: () => {},
+  });
+  const closing = closingPool.takeOrWait();
+  assert.ok(closing instanceof Promise);
+  const closed = closingPool.close();
+  assert.equal(await closing, undefined, "the run waits for nothing once the pool closes");
+  pending.reject(new Error("gone")); // close() waits for the spawn under way to land
+  await closed;
+});

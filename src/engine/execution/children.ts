@@ -145,7 +145,7 @@ export class Children {
       python.files.dir(); // No Pyodide: refused here, naming the fix.
       child = python.pool > 0 ? this.#pythonPoolFor(pythonDefault, python).take() : undefined;
     } else if (streamsMatch && policyKey(policy) === policyKey(this.#defaultPolicy)) {
-      child = this.#pool.take();
+      child = await this.#pool.takeOrWait();
     } else if (
       streamsMatch && this.#bash &&
       policyKey(policy) === policyKey({ ...this.#defaultPolicy, language: "bash" })
