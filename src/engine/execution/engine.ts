@@ -31,6 +31,7 @@ import type { Limits } from "./limits.ts";
 import type { EngineParts, LiveRun } from "./parts.ts";
 import { Pass, type PassEvent } from "./pass.ts";
 import { runPolicy, runSource } from "./run_source.ts";
+import { announceStart, RunStart } from "./run_start.ts";
 import { traceIdFor } from "./trace.ts";
 import type { ExecuteHooks, ExecuteRequest, ExecuteResult } from "./types.ts";
 
@@ -116,20 +117,13 @@ export class Engine {
   ): Promise<ExecuteResult> {
     const { namespace, session } = admitted;
     const row = executionRow(this.parts, id, request, admitted);
-    const now = row.createdAt;
-    await this.parts.executions.create({
-      ...row,
-      owner: this.nodeId,
-      leaseUntil: now + this.parts.durability.leaseMs,
+    const leaseUntil = row.createdAt + this.parts.durability.leaseMs;
+    // Written while the child runs (run_start.ts); `started` comes before anything else it does.
+    const start = new RunStart(async () => {
+      await this.parts.executions.create({ ...row, owner: this.nodeId, leaseUntil });
+      announceStart(this.parts.events, id, namespace, hooks);
     });
-    const events = this.parts.events;
-    if (events.active) events.emit({ type: "started", executionId: id, namespace });
-    try {
-      hooks?.onStart?.(id);
-    } catch {
-      // The caller's callback cannot stop a recorded execution.
-    }
-    return await this.runPass(row, [], startedAt, session, true);
+    return await this.runPass(row, [], startedAt, session, start);
   }
 
   /** Runs one pass of a recorded execution (new, or a replay over `recorded`). */
@@ -138,10 +132,11 @@ export class Engine {
     recorded: CallEntry[],
     startedAt: number,
     session?: SessionUse,
-    fresh = false,
+    start?: RunStart,
   ): Promise<ExecuteResult> {
     const limits = row.limits as unknown as Limits;
     const failEarly = async (error: ErrorInfo) => {
+      await start?.now(); // a new execution ends recorded, as one that ran
       if (session) await this.parts.sessions!.release(session.live, true, "crashed");
       return await this.finish(row, { ok: false, error }, startedAt);
     };
@@ -209,10 +204,12 @@ export class Engine {
       redact: this.parts.redact,
       requests: this.parts.requests,
       observe: this.parts.observe,
+      ...(start ? { gate: start.gate } : {}),
     });
-    const run: LiveRun = { pass, row, journal, startedAt, session, fresh };
+    const run: LiveRun = { pass, row, journal, startedAt, session, fresh: start !== undefined };
     this.live.set(row.id, run);
     await pass.start();
+    await start?.beside(pass, () => this.live.delete(row.id));
     return await this.settle(run, await pass.next());
   }
 

@@ -24,6 +24,7 @@ import type { Decision, Outcome, PassEvent, PassOptions } from "./pass_options.t
 import { ChildRequests, late } from "./pass_requests.ts";
 import { DEFAULT_LIMITS } from "./limits.ts";
 import { RunClock } from "./run_clock.ts";
+import { heldUntil } from "./run_start.ts";
 import { runParams } from "./run_params.ts";
 import { checkResult, divergence, fromChild } from "./verdict.ts";
 
@@ -82,7 +83,7 @@ export class Pass {
   /** Starts the run; events follow through {@link next}. */
   async start(): Promise<void> {
     const { child, limits } = this.#o;
-    child.bind({
+    child.bind(heldUntil(this.#o.gate, {
       onRequest: (method, params) => {
         // Whatever the child sends after its answer is dropped: the execution is over.
         if (this.#answered) throw late(method);
@@ -92,7 +93,7 @@ export class Pass {
         if (method === METHOD_LOG && !this.#answered) this.logs.add(params);
       },
       onFault: (info) => this.#stop(info),
-    });
+    }));
     this.notEnforced = await applyRunLimits(child, limits);
     // A session's child was stopped when its last execution answered; it runs again now.
     child.resume();

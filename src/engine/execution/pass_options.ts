@@ -84,4 +84,6 @@ export interface PassOptions {
   requests?: ScriptRequests;
   /** Sees each applied tool result and the namespace that got it (observed output shapes). */
   observe?(connector: string, tool: string, value: unknown, namespace: string): void;
+  /** What the child's requests and notifications wait for: a new execution's row (run_start.ts). */
+  gate?: Promise<void>;
 }

@@ -77,8 +77,10 @@ export interface ExecuteRequest {
 /** Callbacks around one `execute()`. */
 export interface ExecuteHooks {
   /**
-   * Called once the execution is recorded, before its code runs, with its id (not called when
-   * the request is refused before anything is stored).
+   * Called once the execution is recorded, with its id (not called when the request is refused
+   * before anything is stored). Its code may already be running (the row is written while a
+   * pooled child starts), but nothing it asks of the host (calls, console lines) is handled
+   * before the record, the `started` event and this call.
    */
   onStart?(executionId: string): void;
 }
