@@ -119,7 +119,7 @@ export class ChildPool {
    */
   takeOrWait(): Promise<SandboxChild | undefined> | SandboxChild | undefined {
     const child = this.take();
-    if (child || this.#spawning <= this.#landing.length) return child;
+    if (child || this.#closed || this.#spawning <= this.#landing.length) return child;
     return new Promise((resolve) => this.#landing.push(resolve));
   }
 

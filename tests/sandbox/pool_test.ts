@@ -272,6 +272,7 @@ Deno.test("ChildPool.takeOrWait() lets the run go when the spawn it waits for fa
   assert.ok(closing instanceof Promise);
   const closed = closingPool.close();
   assert.equal(await closing, undefined, "the run waits for nothing once the pool closes");
+  assert.equal(closingPool.takeOrWait(), undefined, "a closed pool has nothing coming");
   pending.reject(new Error("gone")); // close() waits for the spawn under way to land
   await closed;
 });
