@@ -22,8 +22,9 @@
  * A run that finds the pool empty while its refill is under way takes the
  * child that spawn lands ({@link ChildPool.takeOrWait}) rather than spawning
  * one more beside it: runs one after another then never start cold, and no
- * third child boots on the two cores (measured: sequential trivial runs
- * 54–57 a second, a third of them cold, against 63–65, none cold).
+ * third child boots on the two cores (measured: trivial runs back to back
+ * 61.6–64.5 a second, about 30 % cold, p90 42–46 ms, against 67.0–69.5,
+ * none cold, p90 23–24 ms; see docs/decisions.md for the median's cost).
  *
  * @module
  */
