@@ -26,15 +26,23 @@ const clock = defineConnector({
   },
 });
 
-/** One burst of {@link RUNS} sleeping runs on a runtime with `poolSize` children warmed first. */
-async function burst(poolSize: number): Promise<{ wallMs: number; stallMs: number }> {
+/**
+ * One burst of {@link RUNS} sleeping runs on a runtime with `poolSize` children warmed first, or,
+ * with `prewarm`, the default pool and `prewarm(RUNS)`: children that are not replaced once
+ * taken, as the floor's pre-spawned children are not.
+ */
+async function burst(
+  poolSize: number,
+  prewarm = false,
+): Promise<{ wallMs: number; stallMs: number }> {
   await using rt = await createRuntime({
     connectors: [clock],
     db: ":memory:",
     typecheck: "off",
     pool: { size: poolSize },
   });
-  await rt.warm();
+  if (prewarm) await rt.prewarm(RUNS);
+  else await rt.warm();
   const code = `await clock.sleep({ ms: ${SLEEP_MS} }); return 1`;
   const monitor = new LoopMonitor();
   const t = performance.now();
@@ -74,13 +82,15 @@ async function bigResults(runs: number): Promise<Record<string, number>> {
 }
 
 /**
- * 50 sleeping runs at once: with the default pool (2), and with a pool warmed to 50; and the
+ * 50 sleeping runs at once: with the default pool (2), with a pool warmed to 50, and with the
+ * default pool after `prewarm(50)`; and the
  * stall while 1 and 10 runs return 4 MB results.
  */
 export async function concurrentBench() {
   return {
     defaultPool: await burst(2),
     warmedPool: await burst(RUNS),
+    prewarmed: await burst(2, true),
     bigResult: await bigResults(10),
   };
 }
