@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { type ErrorInfo, toErrorInfo } from "../../errors.ts";
+import { CordonError, type ErrorInfo, toErrorInfo } from "../../errors.ts";
 import { nextTurn } from "../../loop.ts";
 import type { ChildHandlers } from "../../sandbox/child.ts";
 import type { EventHub } from "./events.ts";
@@ -65,9 +65,15 @@ export class RunStart {
   }
 }
 
+/** What a held request gets when the row could not be written: no word of the host's store. */
+function refused(): never {
+  throw new CordonError("store_unavailable", "The execution could not be recorded; it is stopped");
+}
+
 /**
  * `handlers` whose requests and notifications wait until `gate` has settled, in the order they
- * came; once it has, they go straight through. If it rejects, requests fail with its error and
+ * came; once it has, they go straight through. If it rejects, requests fail with
+ * `store_unavailable` (the store's own error, which may name its files, stays in the host) and
  * notifications are dropped (the child is being stopped).
  */
 export function heldUntil(gate: Promise<void> | undefined, handlers: ChildHandlers): ChildHandlers {
@@ -78,7 +84,7 @@ export function heldUntil(gate: Promise<void> | undefined, handlers: ChildHandle
   return {
     ...handlers,
     onRequest: (method, params) =>
-      open ? onRequest!(method, params) : gate.then(() => onRequest!(method, params)),
+      open ? onRequest!(method, params) : gate.then(() => onRequest!(method, params), refused),
     onNotification: (method, params) => {
       if (open) onNotification?.(method, params);
       else gate.then(() => onNotification?.(method, params), () => {});

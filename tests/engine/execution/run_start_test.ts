@@ -124,8 +124,12 @@ Deno.test("heldUntil keeps requests and notifications until the gate opens, in o
   const refused = heldUntil(shut.promise, handlers);
   const waiting = refused.onRequest!("e", undefined);
   refused.onNotification!("f", undefined);
-  shut.reject(new Error("no row"));
-  await assert.rejects(Promise.resolve(waiting), /no row/);
+  shut.reject(new Error("SQLITE_IOERR: /var/lib/cordon/cordon.db"));
+  await assert.rejects(Promise.resolve(waiting), (err: Error & { code?: string }) => {
+    assert.equal(err.code, "store_unavailable");
+    assert.ok(!err.message.includes("/var/lib"), "the store's words reached the child");
+    return true;
+  });
   await new Promise((r) => setTimeout(r, 5));
   const handled: string[] = seen;
   assert.equal(handled.includes("request e") || handled.includes("note f"), false);
