@@ -1,12 +1,12 @@
 /**
  * A new execution's row, written while its first pass already runs. The run frame leaves first
- * and the row is written while the child works on the other core: a trivial pooled run no longer
- * waits for the insert before its child starts (measured on runs alternating between the two
- * orders in one process: 0.03–0.1 ms, 2–6 %, less). Nothing the child asks of the host is handled before the row is
- * written and `started` announced: its requests and notifications wait at {@link heldUntil}, so
- * every call is journaled under a recorded execution and every event follows `started`. Until
- * then the script can only compute; a host that dies meanwhile leaves no row, and had told no
- * one the execution's id.
+ * and the row is written while the child works on the other core, so a trivial pooled run no
+ * longer waits for the insert before its child starts (measured on runs alternating between the
+ * two orders in one process: 0.03–0.1 ms, 2–6 %, less). Nothing the child asks of the host is
+ * handled before the row is written and `started` announced: its requests and notifications
+ * wait at {@link heldUntil}, so every call is journaled under a recorded execution and every
+ * event follows `started`. Until then the script can only compute; a host that dies meanwhile
+ * leaves no row, and had told no one the execution's id.
  *
  * @module
  */
