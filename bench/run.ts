@@ -179,15 +179,12 @@ function targets(r: Figures): Record<string, Target> {
   const floorBurst = (r.floor as { concurrent50SleepMs?: { preSpawned: number; cold: number } })
     ?.concurrent50SleepMs;
   if (burst && floorBurst) {
-    const ratio = (name: string, wallMs: number, floorMs: number) => {
-      const x = wallMs / floorMs;
-      out[name] = { target: "≤ 1 × the floor", measured: round(x, 2), met: x <= 1 };
-    };
-    ratio("concurrent50VsColdFloor", burst.defaultPool.wallMs, floorBurst.cold);
+    vsFloor("concurrent50VsColdFloor", burst.defaultPool.wallMs, floorBurst.cold, 1);
     // The floor's 50 pre-spawned children are not replaced, like prewarm(50)'s; a pool of size
     // 50 also refills 50 more during the burst (reported beside it).
-    ratio("concurrent50VsPreSpawnedFloor", burst.prewarmed.wallMs, floorBurst.preSpawned);
-    ratio("concurrent50SizedPoolVsPreSpawnedFloor", burst.warmedPool.wallMs, floorBurst.preSpawned);
+    const { preSpawned } = floorBurst;
+    vsFloor("concurrent50VsPreSpawnedFloor", burst.prewarmed.wallMs, preSpawned, 1);
+    vsFloor("concurrent50SizedPoolVsPreSpawnedFloor", burst.warmedPool.wallMs, preSpawned, 1);
     const stall = Math.max(
       ...[burst.defaultPool, burst.warmedPool, burst.prewarmed].map((b) => b.stallMs),
     );

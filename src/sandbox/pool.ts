@@ -184,18 +184,17 @@ export class ChildPool {
             booted();
             return;
           }
+          // The next refill starts once this one has booted (or died trying).
+          Promise.race([child.ready, child.exited]).then(booted, booted);
           const waiter = this.#landing.shift();
           if (waiter) {
             // Handed to the run that waited for it: the pool is short of one, as after a take.
             if (this.#extra > 0) this.#extra--;
-            Promise.race([child.ready, child.exited]).then(booted, booted);
             waiter(child);
             this.#refill();
             return;
           }
           this.#idle.push(child);
-          // The next refill starts once this one has booted (or died trying).
-          Promise.race([child.ready, child.exited]).then(booted, booted);
           // A child that dies while idle leaves room for a new one.
           child.exited.then(() => {
             const i = this.#idle.indexOf(child);
