@@ -38,7 +38,7 @@ export {
   type LimitController,
   type MemoryGuard,
 };
-export { type MemoryGuardKind, unenforced } from "./cgroup_types.ts";
+export { type MemoryGuardKind, type SelfJoin, unenforced } from "./cgroup_types.ts";
 
 /** Parses /proc/self/cgroup into controller → path. */
 function parseSelfCgroups(text: string): Map<string, string> {

@@ -38,10 +38,27 @@ export interface GroupLimits {
   cpuPercent?: number;
 }
 
+/**
+ * How a new process puts itself in its groups before it runs anything else: it writes `0`
+ * (itself) into each `tasks` file (cgroup v1). A thread that moves itself takes no lock
+ * shared with every fork on the machine, while the host's write of a pid does: that lock held
+ * for a move stalls the host's own spawns and threads for milliseconds.
+ */
+export interface SelfJoin {
+  /** `tasks` files the process must join, or stop before it runs anything. */
+  readonly required: readonly string[];
+  /** `tasks` files it tries first, going on if one refuses (the children's low-share CPU group). */
+  readonly optional: readonly string[];
+  /** Notes the process that joined, for the group's later moves. */
+  joined(pid: number): void;
+}
+
 /** One child's control group. */
 export interface ChildGroup {
   /** Moves a process into the group (before it runs any user code). */
   add(pid: number): Promise<void>;
+  /** Where the guard lets a new process join by itself ({@link SelfJoin}) instead of {@link add}. */
+  selfJoin?(): SelfJoin;
   /** Sets the memory limit in bytes. */
   setMemory(bytes: number): Promise<void>;
   /**

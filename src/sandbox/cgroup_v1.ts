@@ -2,7 +2,8 @@
  * The cgroup v1 guard, for hosts that mount the v1 controllers one hierarchy each (as some
  * container hosts do): per child a `memory` group and a `pids` group; every child of the host
  * in one low-weight `cpu` group, and a run that asks for a CPU quota in a group of its own
- * below it, made only then.
+ * below it, made only then. A new child joins its groups itself ({@link ChildGroup.selfJoin}),
+ * which takes no lock the host's own spawns wait for.
  *
  * @module
  */
@@ -154,6 +155,19 @@ async function childGroup(
       await write(join(mem, "cgroup.procs"), String(p), true);
       if (pids) await write(join(pids, "cgroup.procs"), String(p), true);
       pid = p;
+    },
+    selfJoin: () => {
+      // A quota group was made for this child: it must be in it, as it must be in the others.
+      const cpu = quotaDir ?? at.cpu?.dir;
+      const required = [mem, ...(pids ? [pids] : []), ...(quotaDir ? [quotaDir] : [])];
+      return {
+        required: required.map((dir) => join(dir, "tasks")),
+        optional: cpu && !quotaDir ? [join(cpu, "tasks")] : [],
+        joined(p) {
+          pid = p;
+          inQuota = quotaDir !== undefined;
+        },
+      };
     },
     setMemory,
     async apply(limits) {

@@ -1,7 +1,7 @@
 /**
  * Starting one sandbox child's process: its command line, its run noted in the ledger with the
- * Cache API blocked, its cgroup, the orphan guard's wrapper, and the clean-up when any of it
- * fails. {@link launchChild} returns a process that runs no user code yet; `SandboxChild`
+ * Cache API blocked, its cgroup (joined by the child itself where the guard allows), the orphan
+ * guard's wrapper, and the clean-up when any of it fails. {@link launchChild} returns a process that runs no user code yet; `SandboxChild`
  * (child.ts) takes it from there.
  *
  * @module
@@ -11,6 +11,7 @@ import type { ChildGroup } from "./cgroup.ts";
 import type { SpawnChildOptions } from "./child_options.ts";
 import { childArgs } from "./flags.ts";
 import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
+import { joinCommand, joinShellFound } from "./self_join.ts";
 
 /** A started child process, with its cgroup and its run's id and storage. */
 export interface LaunchedChild {
@@ -38,28 +39,37 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
     ...(options.maxPids !== undefined ? { maxPids: options.maxPids } : {}),
     ...(options.cpuPercent !== undefined ? { cpuPercent: options.cpuPercent } : {}),
   });
-  const command = env.orphanGuard?.wrap(env.denoPath, args) ?? { program: env.denoPath, args };
+  // Where the guard allows, the child joins its groups itself before Deno starts.
+  const join = group?.selfJoin && env.denoPath.startsWith("/") && await joinShellFound()
+    ? group.selfJoin()
+    : undefined;
+  const inner = join ? joinCommand(join, env.denoPath, args) : { program: env.denoPath, args };
+  const command = env.orphanGuard?.wrap(inner.program, inner.args) ?? inner;
   let process: Deno.ChildProcess;
   try {
-    // Under the guard the spawned program is setpriv: a missing Deno must still fail the spawn.
+    // Under a wrapper (setpriv, the join shell) a missing Deno must still fail the spawn.
     if (command.program !== env.denoPath && env.denoPath.startsWith("/")) {
       await assertProgram(env.denoPath);
     }
-    process = new Deno.Command(command.program, {
-      args: command.args,
-      cwd: env.cwd,
-      clearEnv: true,
-      env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const spawn = () =>
+      new Deno.Command(command.program, {
+        args: command.args,
+        cwd: env.cwd,
+        clearEnv: true,
+        env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    process = spawn();
   } catch (err) {
     await group?.remove();
     await retireRun(env.denoDir, runId, location);
     throw err;
   }
-  if (group) {
+  if (join) {
+    join.joined(process.pid);
+  } else if (group) {
     // The guest runs no user code until its first frame, so moving it now
     // is in time. If the move fails, the child must not run unguarded.
     try {
