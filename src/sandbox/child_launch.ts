@@ -11,6 +11,7 @@ import type { ChildGroup } from "./cgroup.ts";
 import type { SpawnChildOptions } from "./child_options.ts";
 import { childArgs } from "./flags.ts";
 import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
+import { inSpawnLane } from "./spawn_lane.ts";
 import { joinCommand, joinShellFound } from "./self_join.ts";
 
 /** A started child process, with its cgroup and its run's id and storage. */
@@ -61,7 +62,7 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
         stdout: "piped",
         stderr: "piped",
       }).spawn();
-    process = spawn();
+    process = await inSpawnLane(spawn);
   } catch (err) {
     await group?.remove();
     await retireRun(env.denoDir, runId, location);
