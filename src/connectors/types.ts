@@ -10,7 +10,11 @@ export type JsonSchema = Record<string, unknown>;
 
 /** How a tool behaves, for policy, approval and replay. */
 export interface ToolAnnotations {
-  /** The tool changes nothing. */
+  /**
+   * The tool changes nothing. Its calls then run without waiting for their journal entry to
+   * commit (it commits behind, before any later write), and one lost in a crash runs again on
+   * replay. Declare it only for a tool that is safe to call twice.
+   */
   readOnly?: boolean;
   /** The tool may destroy or overwrite data. */
   destructive?: boolean;

@@ -1,7 +1,8 @@
 /**
  * The call journal of one pass: for every call the script makes, decide
  * whether it is answered from the durable log (replay), executed (and
- * appended first), parked for a decision, or a divergence.
+ * appended first, or behind for a read-only tool), parked for a decision,
+ * or a divergence.
  *
  * Matching. A replayed call is matched to the earliest unconsumed entry
  * with the same connector, tool and canonical arguments, not to a bare
@@ -21,27 +22,15 @@ import {
   type CallEntry,
   type CallStore,
   finishStatement,
-  type PendingNeed,
   setStateStatement,
 } from "../../store/calls.ts";
 import { CommitQueue } from "./commit_queue.ts";
+import type { CallPolicy, JournalDecision } from "./journal_types.ts";
 import { canonicalJson, durableJson } from "./durable_value.ts";
 
 export { canonicalJson, durableJson } from "./durable_value.ts";
 
-/** What the pass should do with a call. */
-export type JournalDecision =
-  | { kind: "answer"; seq: number; value: unknown }
-  | { kind: "fail"; seq: number; error: ErrorInfo }
-  | { kind: "execute"; seq: number }
-  | { kind: "pending"; seq: number; needs: PendingNeed; entry: CallEntry }
-  | { kind: "diverged"; error: ErrorInfo };
-
-/** How a tool wants to be treated. */
-export interface CallPolicy {
-  needs?: PendingNeed;
-  reexecute: boolean;
-}
+export type { CallPolicy, JournalDecision } from "./journal_types.ts";
 
 interface Recorded {
   entry: CallEntry;
@@ -143,8 +132,14 @@ export class CallJournal {
       startedAt: Date.now(),
     };
     if (policy.needs) entry.needs = policy.needs;
-    // Durable before anything executes: the call waits for its entry's commit.
-    await this.#writes.write(appendStatement(entry, argsJson));
+    if (policy.readOnly && !policy.needs) {
+      // Nothing to guard: it runs at once, and its entry commits behind, before any later write
+      // (so before any later call's effect). Lost in a crash, it is run again on replay.
+      this.#writes.writeBehind(appendStatement(entry, argsJson)).catch(() => {});
+    } else {
+      // Durable before anything executes: the call waits for its entry's commit.
+      await this.#writes.write(appendStatement(entry, argsJson));
+    }
     this.touched.set(seq, entry);
     this.#onChange?.(entry);
     return policy.needs

@@ -172,6 +172,7 @@ export class ChildRequests {
       const decision = await journal.begin(connector, tool, args, {
         needs,
         reexecute: def.annotations.replay === "reexecute",
+        readOnly: def.annotations.readOnly === true,
       });
       switch (decision.kind) {
         case "answer":

@@ -1,0 +1,110 @@
+/**
+ * A call to a tool declared `readOnly` runs without waiting for its journal entry's commit (it
+ * has no effect to precede); its entry commits behind, before any later write. A call to any
+ * other tool still runs only once its entry is stored.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { z } from "zod";
+import { createRuntime, defineConnector, type Runtime } from "../../../mod.ts";
+import { assertNoSandboxChildren } from "../../_helpers/processes.ts";
+
+/** What the store held for the execution when each tool ran: [tool, key, stored calls]. */
+type Seen = [string, string, string[]][];
+
+function kvConnector(rt: () => Runtime, seen: Seen, runs: Record<string, number>) {
+  const stored = async (executionId: string) =>
+    (await rt().execution(executionId))!.calls.map((c) =>
+      `${c.tool}:${(c.args as { k: string }).k}:${c.state}`
+    );
+  const tool = (name: string, readOnly: boolean, requiresApproval = false) => ({
+    description: `${name} a key`,
+    input: z.object({ k: z.string() }),
+    readOnly,
+    requiresApproval,
+    execute: async ({ k }: { k: string }, ctx: { executionId: string }) => {
+      runs[k] = (runs[k] ?? 0) + 1;
+      seen.push([name, k, await stored(ctx.executionId)]);
+      return `${name}:${k}`;
+    },
+  });
+  return defineConnector({
+    name: "kv",
+    description: "Keys",
+    tools: { get: tool("get", true), put: tool("put", false), gate: tool("gate", false, true) },
+  });
+}
+
+async function withRuntime(
+  body: (rt: Runtime, seen: Seen, runs: Record<string, number>) => Promise<void>,
+) {
+  const dir = await Deno.makeTempDir();
+  const seen: Seen = [];
+  const runs: Record<string, number> = {};
+  let rt: Runtime | undefined;
+  try {
+    rt = await createRuntime({
+      connectors: [kvConnector(() => rt!, seen, runs)],
+      db: `file:${join(dir, "cordon.db")}`,
+      typecheck: "off",
+      pool: { size: 1 },
+      durability: { holdMs: 1 },
+    });
+    await body(rt, seen, runs);
+  } finally {
+    await rt?.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  await assertNoSandboxChildren();
+}
+
+Deno.test("a read-only call runs before its entry is stored; a call with an effect waits for its own and every earlier one", async () => {
+  await withRuntime(async (rt, seen) => {
+    const out = await rt.execute({
+      code: `await kv.get({ k: "a" }); await kv.get({ k: "b" }); await kv.put({ k: "c" });
+             await kv.get({ k: "d" }); return "done";`,
+    });
+    assert.equal(out.status, "completed", Deno.inspect(out).slice(0, 400));
+    const at = (k: string) => seen.find((s) => s[1] === k)![2];
+    // The first read ran with nothing stored: not even its own entry.
+    assert.deepEqual(at("a"), []);
+    // The write ran after its own entry and both reads before it were stored.
+    assert.deepEqual(at("c"), ["get:a:applied", "get:b:applied", "put:c:executing"]);
+    // The read after it did not wait for its own entry either.
+    assert.ok(!at("d").some((c) => c.startsWith("get:d")), at("d").join(", "));
+    // Every entry is stored by the end of the run, applied, in the order the calls were made.
+    const stored = await rt.execution(out.executionId);
+    assert.deepEqual(stored!.calls.map((c) => [c.seq, c.tool, c.args, c.state, c.result]), [
+      [1, "get", { k: "a" }, "applied", "get:a"],
+      [2, "get", { k: "b" }, "applied", "get:b"],
+      [3, "put", { k: "c" }, "applied", "put:c"],
+      [4, "get", { k: "d" }, "applied", "get:d"],
+    ]);
+  });
+});
+
+Deno.test("reads written behind are stored before a pause, so the replay after approval answers them from the log", async () => {
+  await withRuntime(async (rt, seen, runs) => {
+    const code = `const a = await kv.get({ k: "a" }); const b = await kv.get({ k: "b" });
+                  const g = await kv.gate({ k: "g" }); return [a, b, g];`;
+    const paused = await rt.execute({ code });
+    assert.equal(paused.status, "paused", Deno.inspect(paused).slice(0, 400));
+    const before = await rt.execution(paused.executionId);
+    assert.deepEqual(before!.calls.map((c) => [c.tool, c.state]), [
+      ["get", "applied"],
+      ["get", "applied"],
+      ["gate", "pending"],
+    ]);
+    // Let the held child go, so the approval replays the script from the log.
+    for (let i = 0; i < 50 && (await rt.execution(paused.executionId))?.status !== "paused"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, 30));
+    const done = await rt.approve(paused.executionId);
+    assert.equal(done.status, "completed", Deno.inspect(done).slice(0, 400));
+    assert.deepEqual((done as { result: unknown }).result, ["get:a", "get:b", "gate:g"]);
+    assert.equal(done.meta.replayed, true);
+    assert.deepEqual(runs, { a: 1, b: 1, g: 1 }, "no read ran twice");
+    assert.equal(seen.length, 3);
+  });
+});
