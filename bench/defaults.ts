@@ -92,6 +92,11 @@ export function defaultPerCallBench(samples: number) {
       const { t0, t100 } = await perCallSample(rt);
       if (i >= 2) perCallUs.push(((t100 - t0) / 100) * 1000);
     }
-    return { ...brief(perCallUs, 1), steadyUs: await steadyPerCall(rt, samples) };
+    return {
+      ...brief(perCallUs, 1),
+      steadyUs: await steadyPerCall(rt, samples),
+      // The same to a tool declared `readOnly`: its entry is written behind, not before it runs.
+      readOnlySteadyUs: await steadyPerCall(rt, samples, "math.plus({ a: s, b: 1 })"),
+    };
   });
 }

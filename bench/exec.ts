@@ -100,13 +100,17 @@ export async function perCallBench(samples: number, options: RuntimeOptions = {}
  * Sequential calls timed inside the child over `STEADY_CALLS` calls (its JIT warm, no
  * run's fixed cost): µs a call, one sample per run. The floor measures the same way.
  */
-export async function steadyPerCall(rt: Runtime, perCallSamples: number) {
+export async function steadyPerCall(
+  rt: Runtime,
+  perCallSamples: number,
+  call = "math.add({ a: s, b: 1 })",
+) {
   // A thousand calls a sample: a quarter of the per-call section's samples is plenty.
   const samples = Math.max(3, Math.ceil(perCallSamples / 4));
   const out: number[] = [];
   for (let i = 0; i < samples + 1; i++) {
     await rt.warm();
-    const r = await rt.execute({ code: steadyCallsBody("math.add({ a: s, b: 1 })") });
+    const r = await rt.execute({ code: steadyCallsBody(call) });
     check(r.status === "completed" && typeof r.result === "number", "the steady calls failed");
     if (i > 0) out.push((r as { result: number }).result);
   }

@@ -167,6 +167,10 @@ function targets(r: Figures): Record<string, Target> {
     1.2,
   );
   vsFloor("perCallSteadyEngineVsFloor", steady("perCallUs")?.p50, floor?.perCallSteadyUs?.p50, 1.2);
+  // The same with the defaults, to a tool declared `readOnly` (its entry written behind).
+  const readOnly = (r.perCallDefaultUs as { readOnlySteadyUs?: { p50: number } } | undefined)
+    ?.readOnlySteadyUs;
+  vsFloor("perCallSteadyReadOnlyVsFloor", readOnly?.p50, floor?.perCallSteadyUs?.p50, 1.2);
   const added = (r.pooledDefaultMs as { checkAddsPercent?: number } | undefined)
     ?.checkAddsPercent;
   if (added !== undefined) {

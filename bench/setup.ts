@@ -8,7 +8,7 @@ import { z } from "zod";
 import { defineConnector, type ExecuteResult } from "../mod.ts";
 import { check } from "./stats.ts";
 
-/** A connector whose one tool costs next to nothing, so a call's time is Cordon's. */
+/** A connector whose tools cost next to nothing, so a call's time is Cordon's. */
 export const math = defineConnector({
   name: "math",
   description: "Arithmetic",
@@ -17,6 +17,13 @@ export const math = defineConnector({
       description: "Add two numbers",
       input: z.object({ a: z.number(), b: z.number() }),
       output: z.number(),
+      execute: ({ a, b }) => a + b,
+    },
+    plus: {
+      description: "Add two numbers (declared read-only: its calls are journaled behind)",
+      input: z.object({ a: z.number(), b: z.number() }),
+      output: z.number(),
+      readOnly: true,
       execute: ({ a, b }) => a + b,
     },
   },
