@@ -157,12 +157,12 @@ async function childGroup(
       pid = p;
     },
     selfJoin: () => {
-      // A quota group was made for this child: it must be in it, as it must be in the others.
-      const cpu = quotaDir ?? at.cpu?.dir;
+      // A quota group made for this child must hold it, as its other groups must; the shared
+      // low-share group is best effort, as a move into it is.
       const required = [mem, ...(pids ? [pids] : []), ...(quotaDir ? [quotaDir] : [])];
       return {
         required: required.map((dir) => join(dir, "tasks")),
-        optional: cpu && !quotaDir ? [join(cpu, "tasks")] : [],
+        optional: at.cpu && !quotaDir ? [join(at.cpu.dir, "tasks")] : [],
         joined(p) {
           pid = p;
           inQuota = quotaDir !== undefined;

@@ -1,8 +1,8 @@
 /**
  * Starting one sandbox child's process: its command line, its run noted in the ledger with the
  * Cache API blocked, its cgroup (joined by the child itself where the guard allows), the orphan
- * guard's wrapper, and the clean-up when any of it fails. {@link launchChild} returns a process that runs no user code yet; `SandboxChild`
- * (child.ts) takes it from there.
+ * guard's wrapper, and the clean-up when any of it fails. {@link launchChild} returns a process
+ * that runs no user code yet; `SandboxChild` (child.ts) takes it from there.
  *
  * @module
  */
