@@ -97,7 +97,7 @@ Deno.test("a child that cannot join a group it must be in runs nothing, and says
   }
 });
 
-Deno.test("a sandbox child joins through the shell and the host never moves it; a failed join never says ready", async () => {
+Deno.test("a sandbox child joins through the shell and the host never moves it, unless the guard offers no join; a failed join never says ready", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(join(dir, "mem"), "");
@@ -118,6 +118,17 @@ Deno.test("a sandbox child joins through the shell and the host never moves it; 
       assert.deepEqual(ok.seen, { added: [], joined: [child.pid], removed: false });
       assert.equal(await Deno.readTextFile(join(dir, "mem")), "0\n");
       assert.equal(await Deno.readTextFile(join(dir, "cpu")), "0\n");
+    }
+    // A guard that offers no self-join (cgroup v2) has the host move the child, as before.
+    const moved = recordingGroup(dir, ["mem"], []);
+    const { selfJoin: _, ...hostMoves } = await moved.guard.create(1 << 28) as ChildGroup;
+    {
+      await using child = await spawnIn({
+        ...moved.guard,
+        create: () => Promise.resolve(hostMoves),
+      });
+      await child.ready;
+      assert.deepEqual(moved.seen, { added: [child.pid], joined: [], removed: false });
     }
     const refused = recordingGroup(dir, ["missing/tasks"], []);
     const child = await spawnIn(refused.guard);
