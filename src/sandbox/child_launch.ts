@@ -12,7 +12,7 @@ import type { SpawnChildOptions } from "./child_options.ts";
 import { childArgs } from "./flags.ts";
 import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
 import { inSpawnLane } from "./spawn_lane.ts";
-import { joinCommand, joinShellFound } from "./self_join.ts";
+import { JOIN_SHELL, joinCommand } from "./self_join.ts";
 
 /** A started child process, with its cgroup and its run's id and storage. */
 export interface LaunchedChild {
@@ -41,7 +41,7 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
     ...(options.cpuPercent !== undefined ? { cpuPercent: options.cpuPercent } : {}),
   });
   // Where the guard allows, the child joins its groups itself before Deno starts.
-  const join = group?.selfJoin && env.denoPath.startsWith("/") && await joinShellFound()
+  const join = group?.selfJoin && env.denoPath.startsWith("/") && await isProgram(JOIN_SHELL)
     ? group.selfJoin()
     : undefined;
   const inner = join ? joinCommand(join, env.denoPath, args) : { program: env.denoPath, args };
@@ -98,6 +98,11 @@ async function assertProgram(path: string): Promise<void> {
     throw new Deno.errors.NotFound(`Cannot run ${path}: not a file`);
   }
   knownPrograms.add(path);
+}
+
+/** True when `path` is a file to run (remembered once seen, as {@link assertProgram} does). */
+async function isProgram(path: string): Promise<boolean> {
+  return await assertProgram(path).then(() => true, () => false);
 }
 
 /**

@@ -54,11 +54,3 @@ export function joinCommand(join: SelfJoin, program: string, args: readonly stri
     ],
   };
 }
-
-let shell: Promise<boolean> | undefined;
-
-/** True when {@link JOIN_SHELL} is there to run (looked up once per process). */
-export function joinShellFound(): Promise<boolean> {
-  shell ??= Deno.stat(JOIN_SHELL).then((s) => s.isFile, () => false);
-  return shell;
-}

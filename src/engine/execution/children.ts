@@ -161,7 +161,8 @@ export class Children {
       pooled = child !== undefined;
     }
     if (!child) {
-      // A spawn holds the thread a millisecond or more under load: many at once take turns.
+      // Many launches at once take turns with their set-up (ledger, groups); the spawns
+      // themselves go one after another in the spawn lane (spawn_lane.ts).
       await keepTurnShort();
       child = await this.#spawn(policy, limits);
     }
