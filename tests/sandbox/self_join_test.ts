@@ -26,6 +26,16 @@ async function run(command: { program: string; args: string[] }) {
   return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
 }
 
+/** Runs `body` with a new temporary directory, removed after. */
+async function withTempDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** A group whose `tasks` files are plain files in `dir`: what was asked of it is kept. */
 function recordingGroup(dir: string, required: string[], optional: string[]) {
   const seen = { added: [] as number[], joined: [] as number[], removed: false };
@@ -53,9 +63,8 @@ function recordingGroup(dir: string, required: string[], optional: string[]) {
   return { guard, seen };
 }
 
-Deno.test("the join shell writes 0 into every tasks file, then runs the program with its arguments as they are", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+Deno.test("the join shell writes 0 into every tasks file, then runs the program with its arguments as they are", () =>
+  withTempDir(async (dir) => {
     for (const f of ["a", "b"]) await Deno.writeTextFile(join(dir, f), "");
     const planted = join(dir, "planted");
     const hostile = ["a b", "$(touch " + planted + ")", "'; touch " + planted + "; '", "$1"];
@@ -74,14 +83,10 @@ Deno.test("the join shell writes 0 into every tasks file, then runs the program 
     assert.equal(out.stderr, "");
     for (const f of ["a", "b"]) assert.equal(await Deno.readTextFile(join(dir, f)), "0\n");
     await assert.rejects(Deno.stat(planted), Deno.errors.NotFound);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a child that cannot join a group it must be in runs nothing, and says so without the path", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+Deno.test("a child that cannot join a group it must be in runs nothing, and says so without the path", () =>
+  withTempDir(async (dir) => {
     const marker = join(dir, "ran");
     const out = await run(joinCommand(
       { required: [join(dir, "gone", "tasks")], optional: [], joined: () => {} },
@@ -92,14 +97,10 @@ Deno.test("a child that cannot join a group it must be in runs nothing, and says
     assert.equal(out.stderr.trim(), JOIN_FAILED_MESSAGE);
     assert.equal(out.stdout, "");
     await assert.rejects(Deno.stat(marker), Deno.errors.NotFound);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
-Deno.test("a sandbox child joins through the shell and the host never moves it, unless the guard offers no join; a failed join never says ready", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
+Deno.test("a sandbox child joins through the shell and the host never moves it, unless the guard offers no join; a failed join never says ready", () =>
+  withTempDir(async (dir) => {
     await Deno.writeTextFile(join(dir, "mem"), "");
     await Deno.writeTextFile(join(dir, "cpu"), "");
     const env = await childEnvironment();
@@ -137,10 +138,7 @@ Deno.test("a sandbox child joins through the shell and the host never moves it, 
     assert.match(exit.stderr, new RegExp(JOIN_FAILED_MESSAGE));
     assert.doesNotMatch(exit.stderr, /missing/);
     assert.deepEqual(refused.seen.added, []);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  }));
 
 /** The group path of `pid` in the v1 hierarchy of `controller`. */
 async function v1Path(pid: number, controller: string): Promise<string | undefined> {
