@@ -13,6 +13,7 @@ import type { ChildEnvironment } from "../../sandbox/child.ts";
 import { concealPath, GUEST_NAME } from "../../sandbox/guest/conceal.ts";
 import { guestEntry } from "../../sandbox/guest_files.ts";
 import { bundledGuest, GUEST_BUNDLE_ENTRY } from "../packages/guest_bundle.ts";
+import { makeFdRoom } from "../../sandbox/fd_room.ts";
 import { detectOrphanGuard, type OrphanGuard } from "../../sandbox/orphan_guard.ts";
 import { hostDeniedAddresses } from "../../sandbox/policy.ts";
 import { sweepDeadRuns } from "../../sandbox/run_ledger.ts";
@@ -68,15 +69,18 @@ async function runnableGuest(cacheDir: string): Promise<string> {
 /**
  * The guards this host allows. Finding the memory guard also sweeps the control groups dead
  * hosts left; then what the runs of dead hosts stored under their --location goes (their
- * children are gone).
+ * children are gone). Meanwhile the host's descriptor table is grown, on another thread, so a
+ * burst of children never waits for its growth on the event loop (fd_room.ts).
  */
 export async function hostGuards(
   sandbox: SandboxOptions,
   denoDir: string,
 ): Promise<{ memoryGuard: MemoryGuard; orphanGuard: OrphanGuard }> {
+  const room = makeFdRoom();
   const memoryGuard = await detectMemoryGuard(sandbox.cgroups ?? "auto");
   const orphanGuard = await detectOrphanGuard();
   await sweepDeadRuns(denoDir);
+  await room;
   return { memoryGuard, orphanGuard };
 }
 
