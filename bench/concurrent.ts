@@ -1,20 +1,22 @@
 /**
  * Cordon's side of the floor's burst workload: 50 runs at once, each
  * sleeping 200 ms in a host tool, with the default pool (most children
- * spawned cold) and with a pool warmed to 50 (the pre-spawned case). The
- * host's longest event-loop stall during each burst is reported with it.
+ * spawned cold) and with a pool warmed to 50 (the pre-spawned case), and the
+ * default pool's burst again as a new process's first. The host's longest
+ * event-loop stall during each burst is reported with it.
  *
  * @module
  */
 import { z } from "zod";
-import { createRuntime, defineConnector } from "../mod.ts";
+import { createRuntime, defineConnector, type Runtime } from "../mod.ts";
 import { LoopMonitor } from "./hostile.ts";
 import { check, round } from "./stats.ts";
 
 const RUNS = 50;
 const SLEEP_MS = 200;
 
-const clock = defineConnector({
+/** The host tool every burst calls: a timer, no CPU. */
+export const clock = defineConnector({
   name: "clock",
   description: "Time",
   tools: {
@@ -43,6 +45,11 @@ async function burst(
   });
   if (prewarm) await rt.prewarm(RUNS);
   else await rt.warm();
+  return await sleepingBurst(rt);
+}
+
+/** {@link RUNS} runs at once on `rt`, each sleeping {@link SLEEP_MS} in a host tool. */
+export async function sleepingBurst(rt: Runtime): Promise<{ wallMs: number; stallMs: number }> {
   const code = `await clock.sleep({ ms: ${SLEEP_MS} }); return 1`;
   const monitor = new LoopMonitor();
   const t = performance.now();
@@ -51,6 +58,22 @@ async function burst(
   const stallMs = monitor.stop();
   check(results.every((r) => r.status === "completed"), "a sleeping run failed");
   return { wallMs: Math.round(wallMs), stallMs: round(stallMs, 1) };
+}
+
+/**
+ * The burst as a service's first: in a new process (bench/fresh_burst.ts), after a few trivial
+ * runs, with the default pool. Its stall includes what a process pays once (code compiled the
+ * first time, the kernel growing the process's tables), which the other bursts, late in the
+ * bench's process, no longer see.
+ */
+async function freshProcessBurst(): Promise<{ wallMs: number; stallMs: number }> {
+  const script = new URL("./fresh_burst.ts", import.meta.url).pathname;
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--cached-only", script],
+    stdin: "null",
+  }).output();
+  check(code === 0, `the fresh-process burst failed: ${new TextDecoder().decode(stderr)}`);
+  return JSON.parse(new TextDecoder().decode(stdout));
 }
 
 /** Rows of a result of about 4 MB of JSON (stored as an artifact, over `inlineResultBytes`). */
@@ -91,6 +114,7 @@ export async function concurrentBench() {
     defaultPool: await burst(2),
     warmedPool: await burst(RUNS),
     prewarmed: await burst(2, true),
+    freshProcess: await freshProcessBurst(),
     bigResult: await bigResults(10),
   };
 }
