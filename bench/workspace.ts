@@ -52,7 +52,7 @@ export async function workspaceBench(samples: number): Promise<{
       const ws = await prepareWorkspace({ files, outputs: { globs: ["out/**"] } }, host);
       const t1 = performance.now();
       // What a script would write: 100 outputs.
-      await Deno.mkdir(join(ws.dir, "out"));
+      await Deno.mkdir(join(ws.dir, "out"), { recursive: true }); // the layout may have made it
       for (let k = 0; k < 100; k++) await Deno.writeTextFile(join(ws.dir, "out", `o${k}.txt`), "r");
       const t2 = performance.now();
       const report = await collectOutputs(ws, host);
