@@ -7,8 +7,8 @@
  * `synchronize_rcu`) inside the system call that needed the descriptor: 15–22 ms measured on
  * the 2-core host while children boot. A child holds about 4.6 of the host's descriptors (its
  * pipes and its process handle), so the first burst of 50 runs in a fresh process grew the table
- * three times, each inside a spawn on the host's thread, and its longest stall was 9–33 ms
- * against 4.6–7.5 ms once the table had room (`deno task bench`, `freshBurst`).
+ * two or three times, each inside a spawn on the host's thread: its longest stall was 9–33 ms
+ * against 4.6–7.5 ms once the table had room (docs/benchmarks.md, issue 14, round 6).
  *
  * {@link makeFdRoom} opens `/dev/null` with Deno's asynchronous `open`, which runs on a thread of
  * its blocking pool, until the table holds {@link FD_ROOM_ENTRIES} entries (room for about 200
