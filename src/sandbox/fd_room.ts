@@ -67,12 +67,15 @@ async function grow(entries: number): Promise<void> {
   try {
     // Descriptors are handed out lowest first, so once `highest + 1` are open one is numbered
     // `highest` or more; the count may be off by the few others open or close meanwhile, so
-    // the table's size says when it is done (a few batches more at most).
-    for (let have = open; have <= highest + 4 * OPEN_BATCH; have += OPEN_BATCH) {
+    // the table's size says when it is done (a few batches more at most, within the cap).
+    const ceiling = Math.min(highest + 4 * OPEN_BATCH, Math.floor(limit / 2));
+    for (let have = open; have <= ceiling;) {
       if (have > highest && ((await fdTableSize()) ?? entries) > highest) return;
+      const batch = Math.min(OPEN_BATCH, ceiling + 1 - have);
       const opened = await Promise.allSettled(
-        Array.from({ length: OPEN_BATCH }, () => Deno.open("/dev/null")),
+        Array.from({ length: batch }, () => Deno.open("/dev/null")),
       );
+      have += batch;
       for (const r of opened) if (r.status === "fulfilled") files.push(r.value);
       if (opened.some((r) => r.status === "rejected")) return;
     }
