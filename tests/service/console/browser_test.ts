@@ -90,7 +90,20 @@ chromiumTest(
     await page.locator('#view .bar [data-status="completed"]').waitFor();
     await page.locator('tr[data-seq="2"] [data-status="applied"]').waitFor();
     await page.locator(".timeline .done").waitFor();
-    await page.getByLabel("Snippet name").fill("weekly-report");
+    // The page redraws once the run's events end (and when a late check reports). A redraw must
+    // not move the save form: a field that moves loses its focus, and a click on it can be lost.
+    const nameField = page.getByLabel("Snippet name");
+    await nameField.focus();
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 400)));
+    assert.ok(
+      await nameField.evaluate((el) =>
+        el.isConnected &&
+        el === (globalThis as unknown as { document: { activeElement: unknown } }).document
+            .activeElement
+      ),
+      "the snippet name field lost its focus to a redraw",
+    );
+    await nameField.fill("weekly-report");
     await page.getByRole("button", { name: "Save as snippet" }).click();
     await page.locator("#save-snippet a.ok", { hasText: "Saved weekly-report v1" }).waitFor();
     await shot(b, shots, "execution");

@@ -101,7 +101,14 @@ export async function executionView(root, [id], ctx) {
     }
   }
 
+  let topShows;
   function drawTop() {
+    // Drawn again only when what it shows changes: a redraw moves the save form and the cards,
+    // and a field that moves loses its focus (a name being typed, a click half done).
+    const waiting = d.pending.map((p) => `${p.executionId}#${p.seq}`);
+    const shows = JSON.stringify([d.status, waiting, d.error ?? null]);
+    if (shows === topShows) return;
+    topShows = shows;
     const parts = [];
     if (d.pending.length) {
       // A card outlives redraws, as the save form does: a reason or value being typed stays.
