@@ -8,7 +8,7 @@
  */
 import { dirname } from "node:path";
 import type { ChildGroup } from "./cgroup.ts";
-import type { SpawnChildOptions } from "./child_options.ts";
+import type { ChildEnvironment, SpawnChildOptions } from "./child_options.ts";
 import { childArgs } from "./flags.ts";
 import { locationDataDirs, noteRun, retireRun } from "./run_ledger.ts";
 import { inSpawnLane } from "./spawn_lane.ts";
@@ -19,6 +19,26 @@ export interface LaunchedChild {
   process: Deno.ChildProcess;
   group: ChildGroup | undefined;
   run: { id: string; location: readonly string[] };
+}
+
+/**
+ * A sandbox child's process as it is started: in the sandbox's folder, with nothing of the
+ * host's environment but Deno's cache, every stream piped.
+ */
+export function sandboxCommand(
+  env: Pick<ChildEnvironment, "cwd" | "denoDir">,
+  program: string,
+  args: readonly string[],
+): Deno.Command {
+  return new Deno.Command(program, {
+    args: [...args],
+    cwd: env.cwd,
+    clearEnv: true,
+    env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
 }
 
 /** Spawns the child's process and puts it in its own cgroup (if any). */
@@ -52,17 +72,7 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
     if (command.program !== env.denoPath && env.denoPath.startsWith("/")) {
       await assertProgram(env.denoPath);
     }
-    const spawn = () =>
-      new Deno.Command(command.program, {
-        args: command.args,
-        cwd: env.cwd,
-        clearEnv: true,
-        env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-    process = await inSpawnLane(spawn);
+    process = await inSpawnLane(() => sandboxCommand(env, command.program, command.args).spawn());
   } catch (err) {
     await group?.remove();
     await retireRun(env.denoDir, runId, location);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { bashBundle } from "../../src/engine/languages/mod.ts";
 import { childArgs } from "../../src/sandbox/flags.ts";
+import { sandboxCommand } from "../../src/sandbox/child_launch.ts";
 import { childEnvironment } from "./sandbox_children.ts";
 
 const ENTRY = fileURLToPath(new URL("../fixtures/bash_entry.ts", import.meta.url));
@@ -64,15 +65,7 @@ export async function runChild(
 ): Promise<ChildRun> {
   const env = await childEnvironment(ENTRY);
   const start = performance.now();
-  const child = new Deno.Command(env.denoPath, {
-    args: bashChildArgs(options.workspace, BUNDLE),
-    cwd: env.cwd,
-    clearEnv: true,
-    env: { DENO_DIR: env.denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = sandboxCommand(env, env.denoPath, bashChildArgs(options.workspace, BUNDLE)).spawn();
   const timer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 60_000);
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(JSON.stringify({

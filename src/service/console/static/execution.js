@@ -112,8 +112,8 @@ export async function executionView(root, [id], ctx) {
     const parts = [];
     if (d.pending.length) {
       // A card outlives redraws, as the save form does: a reason or value being typed stays.
-      const card = (p) => {
-        const key = `${p.executionId}#${p.seq}`;
+      const card = (p, i) => {
+        const key = waiting[i];
         if (!cards.has(key)) cards.set(key, pendingCard(p, () => refresh()));
         return cards.get(key);
       };
