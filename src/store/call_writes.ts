@@ -10,8 +10,9 @@ import type { CallEntry, CallState } from "./call_entry.ts";
 import { toJson } from "./json.ts";
 
 const APPEND_COLUMNS =
-  "execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at";
-const APPEND_SQL = `INSERT INTO calls (${APPEND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  "execution_id, seq, connector, tool, args, state, kind, result, error, needs, started_at, ended_at";
+const APPEND_SQL =
+  `INSERT INTO calls (${APPEND_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const FINISH_SQL =
   "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?";
 
@@ -34,6 +35,7 @@ export function appendStatement(
       entry.error ? JSON.stringify(entry.error) : null,
       entry.needs ?? null,
       entry.startedAt,
+      null,
     ],
   };
 }
@@ -132,6 +134,45 @@ const mergedFinish = (group: InStatement[]) =>
   );
 
 /**
+ * Each finish whose entry's append is in the same group, with only appends and finishes between
+ * them, folded into that append: the entry is inserted as it ended, and not updated after. A
+ * call written behind (a read-only tool's, or any call on a store nothing survives) has both in
+ * one group, so a burst of them inserts rows and updates none. Any other statement between
+ * them (a state change, say) could touch the same row, so folding never reaches across one.
+ */
+function foldFinishes(statements: InStatement[]): InStatement[] {
+  // By seq: a group's statements are one journal's, so one execution's (checked on a match).
+  let appends = new Map<unknown, number>();
+  let out: InStatement[] | undefined;
+  for (let i = 0; i < statements.length; i++) {
+    const s = statements[i];
+    const sql = (s as { sql?: string }).sql;
+    if (sql === APPEND_SQL) {
+      appends.set(argsOf(s)[1], i);
+    } else if (sql === FINISH_SQL) {
+      // state, result, error, ended_at, execution_id, seq
+      const [state, result, error, endedAt, executionId, seq] = argsOf(s);
+      const at = appends.get(seq);
+      if (at === undefined || argsOf(statements[at])[0] !== executionId) continue;
+      out ??= statements.slice();
+      const folded = [...argsOf(out[at])];
+      folded[5] = state;
+      folded[7] = result;
+      folded[8] = error;
+      folded[11] = endedAt;
+      out[at] = { sql: APPEND_SQL, args: folded };
+      out[i] = FOLDED;
+    } else if (appends.size > 0) {
+      appends = new Map();
+    }
+  }
+  return out ? out.filter((s) => s !== FOLDED) : statements;
+}
+
+/** Marks a finish folded into its append (dropped from the group). */
+const FOLDED: InStatement = { sql: "", args: [] };
+
+/**
  * The same writes in fewer statements: runs of consecutive appends, and of consecutive
  * finishes, become multi-row statements of up to {@link MAX_MERGE_ROWS} rows. Measured on a
  * burst of 1,000 calls as a group commit sees it (about 63 calls a group): 275 statements and
@@ -139,6 +180,7 @@ const mergedFinish = (group: InStatement[]) =>
  * is kept; inside a run every row has its own `seq`.
  */
 export function mergeCallWrites(statements: InStatement[]): InStatement[] {
+  statements = foldFinishes(statements);
   const out: InStatement[] = [];
   for (let i = 0; i < statements.length;) {
     const sql = (statements[i] as { sql?: string }).sql;

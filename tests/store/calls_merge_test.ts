@@ -132,3 +132,48 @@ Deno.test("a write-behind commits with the next write, at a flush, or on its own
     await held;
   });
 });
+
+Deno.test("a finish in the same group as its append is folded into it, never across another write", async () => {
+  const entry = (seq: number) => ({
+    executionId: "exec_1",
+    seq,
+    connector: "math",
+    tool: "add",
+    kind: "tool" as const,
+    state: "executing" as const,
+    startedAt: 1_000 + seq,
+  });
+  // As calls written behind reach a group: each finish soon after its own append.
+  const statements: InStatement[] = [];
+  for (let seq = 1; seq <= 300; seq++) {
+    statements.push(appendStatement(entry(seq), `{"a":${seq}}`));
+    if (seq > 1) {
+      statements.push(
+        seq % 9 === 0
+          ? finishStatement("exec_1", seq - 1, "error", { error: errorInfo("tool_error", "no") })
+          : finishStatement("exec_1", seq - 1, "applied", { resultJson: String(seq) }),
+      );
+    }
+    // Between entry 200's append and its finish, a change to that very row.
+    if (seq === 200) statements.push(setStateStatement("exec_1", 200, "reverted"));
+  }
+  const merged = mergeCallWrites(statements);
+  const updates = merged.filter((s) =>
+    /^UPDATE calls SET state = \?, result/.test((s as { sql: string }).sql)
+  );
+  // Every finish folds but entry 200's, which comes after a change to its row.
+  assert.equal(updates.length, 1, updates.map((s) => (s as { sql: string }).sql).join("\n"));
+  assert.deepEqual((updates[0] as { args: unknown[] }).args.slice(-2), ["exec_1", 200]);
+  const inserts = merged.filter((s) => (s as { sql: string }).sql.startsWith("INSERT"));
+  assert.equal(inserts.length, 7); // 200 rows in 4; one before entry 200's finish; 99 in 2
+  let one: unknown[] = [];
+  await withDb(async (db) => {
+    await db.batch(statements);
+    one = await rows(db);
+  });
+  await withDb(async (db) => {
+    await db.batch(merged);
+    assert.deepEqual(await rows(db), one);
+  });
+  assert.equal((one as { state: string }[])[199].state, "applied", "the finish came last");
+});

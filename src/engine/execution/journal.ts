@@ -47,6 +47,8 @@ export class CallJournal {
   /** Entries this pass appended or touched, in seq order (for the result). */
   readonly touched = new Map<number, CallEntry>();
   readonly #writes: CommitQueue;
+  /** The store keeps nothing past the process (`:memory:`): every entry can commit behind. */
+  readonly #volatile: boolean;
 
   readonly #onChange?: (entry: CallEntry) => void;
 
@@ -59,6 +61,7 @@ export class CallJournal {
   ) {
     this.#onChange = onChange;
     this.#writes = new CommitQueue(store);
+    this.#volatile = store.db.url === ":memory:";
     this.#executionId = executionId;
     this.#maxBytes = maxDurableValueBytes;
     this.#recorded = recorded.map((entry) => ({
@@ -132,9 +135,10 @@ export class CallJournal {
       startedAt: Date.now(),
     };
     if (policy.needs) entry.needs = policy.needs;
-    if (policy.readOnly && !policy.needs) {
+    if ((policy.readOnly || this.#volatile) && !policy.needs) {
       // Nothing to guard: it runs at once, and its entry commits behind, before any later write
-      // (so before any later call's effect). Lost in a crash, it is run again on replay.
+      // (so before any later call's effect). Lost in a crash, a read is run again on replay; a
+      // store in memory loses everything in a crash, so no entry of its is worth the wait.
       this.#writes.writeBehind(appendStatement(entry, argsJson)).catch(() => {});
     } else {
       // Durable before anything executes: the call waits for its entry's commit.
