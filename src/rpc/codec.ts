@@ -23,6 +23,7 @@
  */
 import { CordonError } from "../errors.ts";
 import { Predecoded } from "./predecoded.ts";
+import { isPlainJson, isUntagged } from "./codec_plain.ts";
 
 export { Predecoded } from "./predecoded.ts";
 
@@ -72,6 +73,15 @@ function fromBase64(text: string): Uint8Array {
 /** Encodes `value` into plain JSON-compatible data (see the module docs). */
 export function encodeValue(value: unknown): unknown {
   return encodePart(value, "", 0, new Set(), true);
+}
+
+/**
+ * What to hand `JSON.stringify` at once for `value`: the value itself when it is plain JSON
+ * data already (no copy), its {@link encodeValue} otherwise. Not for keeping: the value may be
+ * the caller's own object.
+ */
+export function forJson(value: unknown): unknown {
+  return isPlainJson(value, TAG, MAX_VALUE_DEPTH) ? value : encodeValue(value);
 }
 
 /**
@@ -192,7 +202,8 @@ export class DecodeError extends CordonError {
  */
 export function decodeValue(value: unknown): unknown {
   if (Predecoded.is(value)) return value.unwrap();
-  return decode(value, 0);
+  // Fresh from `JSON.parse` and nothing tagged in it: decoding would only copy it.
+  return isUntagged(value, TAG, MAX_VALUE_DEPTH) ? value : decode(value, 0);
 }
 
 function scalarText(tag: string, v: unknown): string {

@@ -190,6 +190,8 @@ export async function readFrames(
  * ```
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
+  // Each level opens with a character of its own: a shorter text cannot nest that deep.
+  if (text.length <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -15,7 +15,7 @@
  * @module
  */
 import { CordonError, type ErrorInfo, errorInfo } from "../errors.ts";
-import { decodeValue, encodeValue } from "./codec.ts";
+import { decodeValue, forJson } from "./codec.ts";
 import { classifyFrame, type RpcId } from "./messages.ts";
 import { failureFrame, methodNotFoundFrame } from "./peer_answers.ts";
 import type { PeerOptions, RequestOptions } from "./peer_options.ts";
@@ -84,7 +84,7 @@ export class Peer {
       return Promise.reject(new CordonError(this.#closed.code, this.#closed.message));
     }
     const id = this.#nextId++;
-    const json = JSON.stringify({ jsonrpc: "2.0", id, method, params: encodeValue(params) });
+    const json = JSON.stringify({ jsonrpc: "2.0", id, method, params: forJson(params) });
     return new Promise((resolve, reject) => {
       const pending: Pending = { resolve, reject, onAnswer: options.onAnswer };
       if (options.timeoutMs !== undefined && Number.isFinite(options.timeoutMs)) {
@@ -106,7 +106,7 @@ export class Peer {
   /** Sends a notification. */
   notify(method: string, params?: unknown): void {
     if (this.#closed) return;
-    this.#write(JSON.stringify({ jsonrpc: "2.0", method, params: encodeValue(params) }));
+    this.#write(JSON.stringify({ jsonrpc: "2.0", method, params: forJson(params) }));
   }
 
   /**
@@ -132,6 +132,7 @@ export class Peer {
 
   /** Counts `raw` into the current slice; false when the slice is spent. */
   #admit(raw: unknown): boolean {
+    if (this.#options.unsliced) return true;
     const now = performance.now();
     let slice = this.#slice;
     if (!slice) {
@@ -264,7 +265,7 @@ export class Peer {
     } else {
       try {
         const result = await handler(method, decodeValue(params));
-        response = JSON.stringify({ jsonrpc: "2.0", id, result: encodeValue(result) });
+        response = JSON.stringify({ jsonrpc: "2.0", id, result: forJson(result) });
       } catch (err) {
         response = failureFrame(id, err);
       }

@@ -27,6 +27,12 @@ export interface PeerOptions {
    * costs a child 10 ms to load.
    */
   afterTurn?(fn: () => void): () => void;
+  /**
+   * Handle every frame as it arrives, never deferring any to a later slice. For a sandbox
+   * child, whose event loop is its own: slicing a burst of a thousand answers there only adds
+   * timer turns (the first `setTimeout` costs a child 10 ms to load). Default: false.
+   */
+  unsliced?: boolean;
 }
 
 /** Options for `Peer.request`. */

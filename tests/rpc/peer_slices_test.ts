@@ -96,3 +96,16 @@ Deno.test("Peer.idle() resolves once every frame received so far has been handle
   assert.equal(seen.length, 6);
   peer.close();
 });
+
+Deno.test("an unsliced Peer (a sandbox child's) handles a burst in one stretch", () => {
+  let dispatched = 0;
+  const peer = new Peer({
+    send: () => {},
+    onRequest: () => void dispatched++,
+    unsliced: true,
+  });
+  for (let id = 1; id <= 1000; id++) peer.receive(request(id, id));
+  assert.equal(dispatched, 1000, "frames were deferred to later slices");
+  assert.equal(peer.deferredSlices, 0);
+  peer.close();
+});

@@ -7,7 +7,7 @@
  * @module
  */
 import { CordonError } from "../../errors.ts";
-import { CodecError, encodeValue, MAX_VALUE_DEPTH } from "../../rpc/codec.ts";
+import { CodecError, encodeValue, forJson, MAX_VALUE_DEPTH } from "../../rpc/codec.ts";
 
 const encoder = new TextEncoder();
 
@@ -40,7 +40,7 @@ export function durableJson(
 ): string {
   let json: string;
   try {
-    json = JSON.stringify(encodeValue(value)) ?? "null";
+    json = JSON.stringify(forJson(value)) ?? "null";
   } catch (err) {
     if (!(err instanceof CodecError)) throw err;
     throw new CordonError(

@@ -9,8 +9,9 @@
  * @module
  */
 import { CordonError, isErrorCode } from "../../errors.ts";
-import { CodecError, encodeValue } from "../../rpc/codec.ts";
-import { FrameWriter, LineSplitter, readFrames } from "../../rpc/framing.ts";
+import { CodecError, forJson } from "../../rpc/codec.ts";
+import { LineSplitter, readFrames } from "../../rpc/framing.ts";
+import { SyncFrameWriter } from "../../rpc/sync_writer.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
   type GuestConnector,
@@ -54,13 +55,13 @@ for (const name of ["caches", "CacheStorage", "Cache"]) {
 /** Host frames are trusted, but a bound keeps a bug from eating memory. */
 const MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024;
 
-const writer = new FrameWriter((bytes) => Promise.resolve(writeAll(bytes)));
+const writer = new SyncFrameWriter(writeAll, () => peer.close());
 
 /**
- * Frames are written synchronously, in the microtask that produced them: a
- * result is on the pipe before any timer the script left behind can run, so
- * a late write of the script's own cannot overtake it. A full pipe blocks
- * this child only, which is the back-pressure the host wants anyway.
+ * Frames are written synchronously, in the microtask burst that produced them (or at once, once
+ * 16 KB wait): a result is on the pipe before any timer the script left behind can run, so a
+ * late write of the script's own cannot overtake it. A full pipe blocks this child only, which
+ * is the back-pressure the host wants anyway.
  */
 function writeAll(bytes: Uint8Array): void {
   let offset = 0;
@@ -69,6 +70,7 @@ function writeAll(bytes: Uint8Array): void {
 
 const peer = new Peer({
   send: (json) => writer.send(json),
+  unsliced: true,
   onNotification: (method, params) => {
     if (method === METHOD_PREPARE) {
       prepareConnectors(peer, (params as { connectors: GuestConnector[] }).connectors);
@@ -135,7 +137,7 @@ function scriptFailure(err: unknown, lineOffset: number): CordonError {
 function checkResult(value: unknown, maxBytes: number): void {
   let json: string;
   try {
-    json = JSON.stringify(encodeValue(value)) ?? "";
+    json = JSON.stringify(forJson(value)) ?? "";
   } catch (err) {
     if (err instanceof CodecError) {
       throw new CordonError(

@@ -79,6 +79,47 @@ return sums.reduce((s, x) => s + x, 0);`,
   );
 });
 
+Deno.test("a burst's first calls reach the host and run while the script is still making more", async () => {
+  let firstRanAt: number | undefined;
+  let ran = 0;
+  const probe = defineConnector({
+    name: "probe",
+    description: "Notes when it runs",
+    tools: {
+      hit: {
+        description: "Note a call",
+        input: z.object({ i: z.number() }),
+        execute: ({ i }) => {
+          firstRanAt ??= Date.now();
+          ran++;
+          return i;
+        },
+      },
+    },
+  });
+  await using rt = await createRuntime({
+    connectors: [probe],
+    db: ":memory:",
+    pool: { size: 1 },
+    typecheck: "off",
+  });
+  // 400 calls are about 40 KB of frames: the child writes them as they pile up, not when the
+  // script first waits, which here is 400 ms later.
+  const r = await rt.execute({
+    code: `const calls = [];
+for (let i = 0; i < 400; i++) calls.push(probe.hit({ i }));
+const until = Date.now() + 400;
+while (Date.now() < until) {}
+const madeAt = Date.now();
+const got = await Promise.all(calls);
+return { madeAt, sum: got.reduce((s, x) => s + x, 0) };`,
+  });
+  const { madeAt, sum } = ok(r) as { madeAt: number; sum: number };
+  assert.equal(sum, (399 * 400) / 2);
+  assert.equal(ran, 400);
+  assert.ok(firstRanAt! < madeAt, `the first call ran ${firstRanAt! - madeAt} ms after the burst`);
+});
+
 Deno.test("a flood of 20,000 console lines is kept whole and in order, the host never held for long", async () => {
   await using rt = await createRuntime({ db: ":memory:", pool: { size: 1 }, typecheck: "off" });
   const lines = 20_000;
