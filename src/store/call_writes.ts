@@ -16,6 +16,23 @@ const APPEND_SQL =
 const FINISH_SQL =
   "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?";
 
+/** How many values an append statement binds (an intent log's line holds them). */
+export const APPEND_WIDTH = 12;
+
+/**
+ * An entry from an intent log (the arguments of its append statement) into the store, unless
+ * the store holds it already (as it ended, maybe) or its execution is gone.
+ */
+export function recoveredAppendStatement(args: InValue[]): InStatement {
+  const params = args.map((_, i) => `?${i + 1}`).join(", ");
+  return {
+    sql: `INSERT INTO calls (${APPEND_COLUMNS}) SELECT ${params}
+      WHERE EXISTS (SELECT 1 FROM executions WHERE id = ?1)
+      ON CONFLICT (execution_id, seq) DO NOTHING`,
+    args,
+  };
+}
+
 /** The statement that appends an entry (for callers that batch their writes). */
 export function appendStatement(
   entry: Omit<CallEntry, "args" | "endedAt">,

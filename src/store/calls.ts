@@ -33,7 +33,13 @@ function fromRow(r: Row): CallEntry {
   return e;
 }
 
-import { appendStatement, finishStatement } from "./call_writes.ts";
+import {
+  APPEND_WIDTH,
+  appendStatement,
+  finishStatement,
+  recoveredAppendStatement,
+} from "./call_writes.ts";
+import { readIntents, takeOrphanedIntents } from "./intent_log.ts";
 
 export { appendStatement, finishStatement, mergeCallWrites } from "./call_writes.ts";
 
@@ -54,6 +60,20 @@ export function setStateStatement(
 /** Data access for the call log. */
 export class CallStore {
   constructor(readonly db: Db) {}
+
+  /**
+   * Puts into the store the entries of intent logs whose process died (see `intent_log.ts`),
+   * so nothing that ran is missing when a run of theirs is resumed or replayed. Returns how
+   * many logs it took. A store without intent logs (`:memory:`, a server) has none to take.
+   */
+  async recoverIntents(): Promise<number> {
+    const own = this.db.intents;
+    if (!own) return 0;
+    return await takeOrphanedIntents(own.dir, own.path, async (text) => {
+      const rows = readIntents(text, APPEND_WIDTH);
+      if (rows.length > 0) await this.db.batch(rows.map(recoveredAppendStatement));
+    });
+  }
 
   /** Appends an entry; `argsJson` is the already-encoded args (size-checked by the caller). */
   async append(entry: Omit<CallEntry, "args" | "endedAt">, argsJson: string): Promise<void> {

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { CordonError } from "../errors.ts";
 import { StoreGuard, type StoreHealth } from "./guard.ts";
 import { type DbResult, LocalDb } from "./local.ts";
+import { IntentLog } from "./intent_log.ts";
 
 export type { DbResult, StoreHealth };
 
@@ -30,6 +31,13 @@ export const BUSY_TIMEOUT_MS = 5_000;
 export interface Db {
   /** The URL it was opened with: `file:…`, `:memory:`, or a libSQL server's. */
   readonly url: string;
+  /**
+   * This process's intent log of the call log: a `file:` store's only (`intent_log.ts`).
+   * Cordon's own; not part of the API.
+   *
+   * @ignore
+   */
+  readonly intents?: IntentLog;
   /** Runs one statement: SQL text, or `{ sql, args }` with `?` placeholders. */
   execute(stmt: InStatement): Promise<DbResult>;
   /** Runs statements atomically (a write transaction). */
@@ -122,6 +130,7 @@ async function openLocal(url: string): Promise<Db> {
     }
   }
   let db: LocalDb;
+  let intents: IntentLog | undefined;
   // Set once the file is set up; every committed write is checked against it before it is
   // acknowledged, so a write into a deleted or truncated file fails instead of vanishing later.
   let guard: StoreGuard | undefined;
@@ -150,6 +159,7 @@ async function openLocal(url: string): Promise<Db> {
     }
     db.execute("PRAGMA foreign_keys = ON");
     guard = new StoreGuard(path === ":memory:" ? undefined : path);
+    if (path !== ":memory:") intents = IntentLog.open(path);
   } catch (err) {
     db.close();
     throw cannotOpen(url, err);
@@ -159,10 +169,12 @@ async function openLocal(url: string): Promise<Db> {
   // statement is a rejected promise, never a synchronous throw.
   return {
     url,
+    ...(intents ? { intents } : {}),
     execute: (stmt) => guarded(live, () => db.execute(stmt)),
     batch: (stmts) => guarded(live, () => db.batch(stmts)),
     health: () => live.health(),
     close: () => {
+      intents?.close();
       db.close();
       live.close();
     },

@@ -1,10 +1,13 @@
-/** A migrated `:memory:` store holding one running execution, `exec_1`, for store tests. */
+/** A migrated store (`:memory:` by default) holding one running execution, `exec_1`, for store tests. */
 import { type Db, openDb } from "../../src/store/client.ts";
 import { migrate } from "../../src/store/migrations.ts";
 
-/** Runs `body` with the store; closes it after. */
-export async function withExecutionDb(body: (db: Db) => Promise<void>): Promise<void> {
-  const db = await openDb(":memory:");
+/** Runs `body` with the store (`:memory:` unless `url` says otherwise); closes it after. */
+export async function withExecutionDb(
+  body: (db: Db) => Promise<void>,
+  url = ":memory:",
+): Promise<void> {
+  const db = await openDb(url);
   try {
     await migrate(db);
     await db.execute({

@@ -63,6 +63,18 @@ export class CommitQueue {
   }
 
   /**
+   * Queues a call's entry, which must be durable before the call's effect. Where the store
+   * has an intent log (`intent_log.ts`), the entry is written there now and commits behind;
+   * elsewhere this resolves once the entry is committed.
+   */
+  async writeAhead(append: InStatement): Promise<void> {
+    const intents = this.#store.db.intents;
+    if (!intents) return await this.write(append);
+    intents.record(append);
+    this.writeBehind(append).catch(() => {});
+  }
+
+  /**
    * Queues statements nobody waits for (a call's outcome, written behind): they commit with
    * the next {@link write}, at a {@link flush}, or after {@link WRITE_BEHIND_MS}, whichever
    * comes first, in order with everything else.
@@ -104,10 +116,16 @@ export class CommitQueue {
     let since = performance.now();
     while (this.#queue.length > 0) {
       const group = this.#take();
-      const statements = mergeCallWrites(group.flatMap((g) => g.statements));
+      const queued = group.flatMap((g) => g.statements);
+      const intents = this.#store.db.intents;
+      // Entries written ahead to the intent log: once committed, their lines there can go.
+      let ahead = 0;
+      if (intents) { for (const s of queued) if (intents.holds(s)) ahead++; }
+      const statements = mergeCallWrites(queued);
       try {
         if (statements.length === 1) await this.#store.db.execute(statements[0]);
         else await this.#store.db.batch(statements);
+        if (ahead > 0) intents!.committed(ahead);
         for (const g of group) g.done.resolve();
       } catch (err) {
         for (const g of group) g.done.reject(err);

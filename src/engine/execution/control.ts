@@ -279,8 +279,13 @@ export async function expirePaused(
   return expired;
 }
 
-/** Marks running executions whose owner stopped renewing its lease as `interrupted`. */
+/**
+ * Marks running executions whose owner stopped renewing its lease as `interrupted`. First the
+ * call entries a process that died had only in its intent log go into the store, so a run
+ * resumed or replayed later finds every call that ran.
+ */
 export async function recoverInterrupted(engine: Engine): Promise<string[]> {
+  await engine.parts.calls.recoverIntents();
   return await engine.parts.executions.interruptExpired(
     Date.now(),
     errorInfo("interrupted", "The process running this execution stopped before it finished"),

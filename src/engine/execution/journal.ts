@@ -1,18 +1,15 @@
 /**
- * The call journal of one pass: for every call the script makes, decide
- * whether it is answered from the durable log (replay), executed (and
- * appended first, or behind for a read-only tool), parked for a decision,
- * or a divergence.
+ * The call journal of one pass: for every call the script makes, decide whether it is answered
+ * from the durable log (replay), executed (its entry durable first, or behind for a read-only
+ * tool), parked for a decision, or a divergence.
  *
- * Matching. A replayed call is matched to the earliest unconsumed entry
- * with the same connector, tool and canonical arguments, not to a bare
- * `seq`: under `Promise.all` the order in which calls reach the host can
- * change between passes while the set of calls does not. A call that
- * matches nothing while an unconsumed entry of the same tool remains is a
- * divergence (its arguments changed); a call of a tool with nothing left to
- * consume is new. When the pass ends, any applied entry never consumed is a
- * divergence too. A side effect in the log is never executed again, except
- * for tools that opt into `replay: "reexecute"`.
+ * Matching. A replayed call is matched to the earliest unconsumed entry with the same
+ * connector, tool and canonical arguments, not to a bare `seq`: under `Promise.all` the order
+ * in which calls reach the host can change between passes while the set of calls does not. A
+ * call that matches nothing while an unconsumed entry of the same tool remains is a divergence
+ * (its arguments changed); a call of a tool with nothing left to consume is new. When the pass
+ * ends, any applied entry never consumed is a divergence too. A side effect in the log is never
+ * executed again, except for tools that opt into `replay: "reexecute"`.
  *
  * @module
  */
@@ -135,14 +132,18 @@ export class CallJournal {
       startedAt: Date.now(),
     };
     if (policy.needs) entry.needs = policy.needs;
-    if ((policy.readOnly || this.#volatile) && !policy.needs) {
+    const append = appendStatement(entry, argsJson);
+    if (policy.needs) {
+      // Waits for a decision others read from the store: stored before the run goes on.
+      await this.#writes.write(append);
+    } else if (policy.readOnly || this.#volatile) {
       // Nothing to guard: it runs at once, and its entry commits behind, before any later write
       // (so before any later call's effect). Lost in a crash, a read is run again on replay; a
       // store in memory loses everything in a crash, so no entry of its is worth the wait.
-      this.#writes.writeBehind(appendStatement(entry, argsJson)).catch(() => {});
+      this.#writes.writeBehind(append).catch(() => {});
     } else {
-      // Durable before anything executes: the call waits for its entry's commit.
-      await this.#writes.write(appendStatement(entry, argsJson));
+      // Durable before anything executes.
+      await this.#writes.writeAhead(append);
     }
     this.touched.set(seq, entry);
     this.#onChange?.(entry);

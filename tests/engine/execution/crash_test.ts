@@ -27,7 +27,7 @@ class Host {
   #buffer = "";
   #reader: ReadableStreamDefaultReader<string>;
 
-  constructor(db: string, effects: string, mode: "pause" | "hang") {
+  constructor(db: string, effects: string, mode: "pause" | "hang" | "die") {
     this.process = new Deno.Command(Deno.execPath(), {
       args: ["run", ...FROZEN_RUN_FLAGS, "--allow-all", HOST, db, effects, mode],
       cwd: ROOT,
@@ -174,6 +174,39 @@ Deno.test("a host killed in the middle of a run: the run becomes interrupted on 
     // The survivor runs new work as usual.
     const next = await survivor.execute({ code: "return 1 + 1" });
     assert.equal(next.status, "completed");
+  });
+});
+
+Deno.test("a host killed right after a call's effect: its entry, only in the intent log then, is there on restart", async () => {
+  await withFiles(async (db, effects) => {
+    const host = new Host(db, effects, "die");
+    const status = await host.process.status;
+    assert.equal(status.signal, "SIGKILL");
+    await host.kill().catch(() => {});
+    assert.deepEqual(readEffects(effects), ["charge:100", "die"]);
+    const folder = `${fileURLToPath(db)}-cordon-intents`;
+    // Killed within the same millisecond or so: the entry had not reached the store.
+    const lines = [...Deno.readDirSync(folder)].flatMap((e) =>
+      Deno.readTextFileSync(join(folder, e.name)).split("\n").filter(Boolean)
+    );
+    assert.ok(lines.some((l) => l.includes('"die"')), lines.join("\n"));
+
+    await using survivor = await openSurvivor(db, effects);
+    const [running] = (await survivor.executions()).items;
+    const ended = await waitFor("the run to be marked interrupted", async () => {
+      const d = await survivor.execution(running.executionId);
+      return d?.status === "running" ? undefined : d;
+    });
+    assert.equal(ended.error?.code, "interrupted");
+    // The call whose effect happened is in the log, so nothing runs it again.
+    const die = ended.calls.find((c) => c.tool === "die");
+    assert.equal(die?.state, "executing");
+    assert.deepEqual(ended.calls.map((c) => c.tool), ["charge", "die"]);
+    // The dead process's intent log was taken in and removed.
+    assert.deepEqual(
+      [...Deno.readDirSync(folder)].filter((e) => e.name.endsWith(".log")).length,
+      1, // the survivor's own
+    );
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * A call to a tool declared `readOnly` runs without waiting for its journal entry's commit (it
  * has no effect to precede); its entry commits behind, before any later write. A call to any
- * other tool still runs only once its entry is stored. On a store in memory, which nothing
- * survives, every call's entry commits behind.
+ * other tool runs only once its entry is durable: on a `file:` store, in the process's intent
+ * log. On a store in memory, which nothing survives, every call's entry commits behind.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,10 +10,18 @@ import { z } from "zod";
 import { createRuntime, defineConnector, type Runtime } from "../../../mod.ts";
 import { assertNoSandboxChildren } from "../../_helpers/processes.ts";
 
-/** What the store held for the execution when each tool ran: [tool, key, stored calls]. */
-type Seen = [string, string, string[]][];
+/**
+ * What the store held for the execution when each tool ran, and the lines of the intent log:
+ * [tool, key, stored calls, intent lines].
+ */
+type Seen = [string, string, string[], string[]][];
 
-function kvConnector(rt: () => Runtime, seen: Seen, runs: Record<string, number>) {
+function kvConnector(
+  rt: () => Runtime,
+  seen: Seen,
+  runs: Record<string, number>,
+  intents: () => string[],
+) {
   const stored = async (executionId: string) =>
     (await rt().execution(executionId))!.calls.map((c) =>
       `${c.tool}:${(c.args as { k: string }).k}:${c.state}`
@@ -25,7 +33,7 @@ function kvConnector(rt: () => Runtime, seen: Seen, runs: Record<string, number>
     requiresApproval,
     execute: async ({ k }: { k: string }, ctx: { executionId: string }) => {
       runs[k] = (runs[k] ?? 0) + 1;
-      seen.push([name, k, await stored(ctx.executionId)]);
+      seen.push([name, k, await stored(ctx.executionId), intents()]);
       return `${name}:${k}`;
     },
   });
@@ -37,22 +45,35 @@ function kvConnector(rt: () => Runtime, seen: Seen, runs: Record<string, number>
 }
 
 async function withRuntime(
-  body: (rt: Runtime, seen: Seen, runs: Record<string, number>) => Promise<void>,
+  body: (
+    rt: Runtime,
+    seen: Seen,
+    runs: Record<string, number>,
+    intents: () => string[],
+  ) => Promise<void>,
   store: "file" | "memory" = "file",
 ) {
   const dir = await Deno.makeTempDir();
+  // Every line of every intent log of the store (`<db>-cordon-intents/*.log`).
+  const intents = () => {
+    const folder = join(dir, "cordon.db-cordon-intents");
+    if (store === "memory") return [];
+    return [...Deno.readDirSync(folder)].flatMap((e) =>
+      Deno.readTextFileSync(join(folder, e.name)).split("\n").filter(Boolean)
+    );
+  };
   const seen: Seen = [];
   const runs: Record<string, number> = {};
   let rt: Runtime | undefined;
   try {
     rt = await createRuntime({
-      connectors: [kvConnector(() => rt!, seen, runs)],
+      connectors: [kvConnector(() => rt!, seen, runs, intents)],
       db: store === "memory" ? ":memory:" : `file:${join(dir, "cordon.db")}`,
       typecheck: "off",
       pool: { size: 1 },
       durability: { holdMs: 1 },
     });
-    await body(rt, seen, runs);
+    await body(rt, seen, runs, intents);
   } finally {
     await rt?.close();
     await Deno.remove(dir, { recursive: true });
@@ -60,21 +81,25 @@ async function withRuntime(
   await assertNoSandboxChildren();
 }
 
-Deno.test("a read-only call runs before its entry is stored; a call with an effect waits for its own and every earlier one", async () => {
-  await withRuntime(async (rt, seen) => {
+Deno.test("a read-only call runs before its entry is stored; a call with an effect runs once its entry is in the intent log", async () => {
+  await withRuntime(async (rt, seen, _runs, intents) => {
     const out = await rt.execute({
       code: `await kv.get({ k: "a" }); await kv.get({ k: "b" }); await kv.put({ k: "c" });
              await kv.get({ k: "d" }); return "done";`,
     });
     assert.equal(out.status, "completed", Deno.inspect(out).slice(0, 400));
-    const at = (k: string) => seen.find((s) => s[1] === k)![2];
+    const at = (k: string) => seen.find((s) => s[1] === k)!;
     // The first read ran with nothing stored: not even its own entry.
-    assert.deepEqual(at("a"), []);
-    // The write ran after its own entry and both reads before it were stored.
-    assert.deepEqual(at("c"), ["get:a:applied", "get:b:applied", "put:c:executing"]);
+    assert.deepEqual(at("a")[2], []);
+    // The write ran once its own entry was on disk, in this process's intent log; no read's is.
+    const logged = at("c")[3].map((line) => JSON.parse(line) as unknown[]);
+    assert.deepEqual(logged.map((args) => [args[3], args[4], args[5]]), [
+      ["put", '{"k":"c"}', "executing"],
+    ]);
     // The read after it did not wait for its own entry either.
-    assert.ok(!at("d").some((c) => c.startsWith("get:d")), at("d").join(", "));
-    // Every entry is stored by the end of the run, applied, in the order the calls were made.
+    assert.ok(!at("d")[2].some((c) => c.startsWith("get:d")), at("d")[2].join(", "));
+    // Every entry is stored by the end of the run, applied, in the order the calls were made,
+    // and the intent log, its entry stored, is empty again.
     const stored = await rt.execution(out.executionId);
     assert.deepEqual(stored!.calls.map((c) => [c.seq, c.tool, c.args, c.state, c.result]), [
       [1, "get", { k: "a" }, "applied", "get:a"],
@@ -82,6 +107,7 @@ Deno.test("a read-only call runs before its entry is stored; a call with an effe
       [3, "put", { k: "c" }, "applied", "put:c"],
       [4, "get", { k: "d" }, "applied", "get:d"],
     ]);
+    assert.deepEqual(intents(), []);
   });
 });
 
