@@ -8,15 +8,7 @@ import {
   RUN_LEDGER_DIR,
   sweepDeadRuns,
 } from "../../src/sandbox/run_ledger.ts";
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { exists } from "../_helpers/files.ts";
 
 /** The tag of a process that has exited. */
 async function deadTag(): Promise<string> {

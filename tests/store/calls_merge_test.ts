@@ -52,20 +52,25 @@ const rows = async (db: Db) =>
     ended_at: r.ended_at === null ? null : "set",
   }));
 
+/** The rows `statements` leave, and the rows `merged` leave, each in a store of its own. */
+async function bothRows(statements: InStatement[], merged: InStatement[]) {
+  const out: unknown[][] = [];
+  for (const batch of [statements, merged]) {
+    await withDb(async (db) => {
+      await db.batch(batch);
+      out.push(await rows(db));
+    });
+  }
+  return out as [Record<string, unknown>[], Record<string, unknown>[]];
+}
+
 Deno.test("merged call writes leave exactly the rows the single writes leave", async () => {
   for (const count of [1, 3, 4, 5, 21, 64, 65, 200, 1000]) {
     const statements = writes(count);
     const merged = mergeCallWrites(statements);
     if (count >= 200) assert.ok(merged.length < statements.length / 10, `${count}: not merged`);
-    let one: unknown[] = [];
-    await withDb(async (db) => {
-      await db.batch(statements);
-      one = await rows(db);
-    });
-    await withDb(async (db) => {
-      await db.batch(merged);
-      assert.deepEqual(await rows(db), one, `${count} calls`);
-    });
+    const [one, many] = await bothRows(statements, merged);
+    assert.deepEqual(many, one, `${count} calls`);
   }
 });
 
@@ -166,14 +171,7 @@ Deno.test("a finish in the same group as its append is folded into it, never acr
   assert.deepEqual((updates[0] as { args: unknown[] }).args.slice(-2), ["exec_1", 200]);
   const inserts = merged.filter((s) => (s as { sql: string }).sql.startsWith("INSERT"));
   assert.equal(inserts.length, 7); // 200 rows in 4; one before entry 200's finish; 99 in 2
-  let one: unknown[] = [];
-  await withDb(async (db) => {
-    await db.batch(statements);
-    one = await rows(db);
-  });
-  await withDb(async (db) => {
-    await db.batch(merged);
-    assert.deepEqual(await rows(db), one);
-  });
-  assert.equal((one as { state: string }[])[199].state, "applied", "the finish came last");
+  const [one, many] = await bothRows(statements, merged);
+  assert.deepEqual(many, one);
+  assert.equal(one[199].state, "applied", "the finish came last");
 });

@@ -11,6 +11,7 @@ import { appendStatement, CallStore, finishStatement } from "../../src/store/cal
 import { IntentLog, intentsDir } from "../../src/store/intent_log.ts";
 import { CommitQueue } from "../../src/engine/execution/commit_queue.ts";
 import type { Db } from "../../src/store/client.ts";
+import { exists } from "../_helpers/files.ts";
 
 const entry = (seq: number) => ({
   executionId: "exec_1",
@@ -114,12 +115,3 @@ Deno.test("closing a store removes its intent log when the store holds everythin
     await Deno.remove(dir, { recursive: true });
   }
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { createRuntime } from "../../../mod.ts";
 import { locationDataDirs } from "../../../src/sandbox/run_ledger.ts";
 import { FROZEN_RUN_FLAGS } from "../../_helpers/deno_run.ts";
+import { exists } from "../../_helpers/files.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const HOST = fileURLToPath(new URL("../../fixtures/orphan_host.ts", import.meta.url));
@@ -82,15 +83,6 @@ function stat(pid: number): string[] | undefined {
 }
 
 const alive = (pid: number) => stat(pid) !== undefined;
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** CPU clock ticks `pid` has used (user + system). */
 function cpuTicks(pid: number): number {
