@@ -159,7 +159,8 @@ async function openLocal(url: string): Promise<Db> {
     }
     db.execute("PRAGMA foreign_keys = ON");
     guard = new StoreGuard(path === ":memory:" ? undefined : path);
-    if (path !== ":memory:") intents = IntentLog.open(path);
+    // Where the folder cannot hold one or a file cannot be locked, calls wait for their commit.
+    if (path !== ":memory:") intents = IntentLog.tryOpen(path);
   } catch (err) {
     db.close();
     throw cannotOpen(url, err);

@@ -42,6 +42,15 @@ export class IntentLog {
     this.dir = dir;
   }
 
+  /** {@link open}, or undefined where the file cannot be made or locked. */
+  static tryOpen(dbPath: string): IntentLog | undefined {
+    try {
+      return IntentLog.open(dbPath);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Creates this process's file in the store's folder, locked for as long as it is open. */
   static open(dbPath: string): IntentLog {
     const dir = intentsDir(dbPath);

@@ -115,3 +115,20 @@ Deno.test("closing a store removes its intent log when the store holds everythin
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("where no intent log can be made, an entry written ahead is committed before it returns", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "cordon-intents-" });
+  try {
+    const path = join(dir, "cordon.db");
+    // A file where the folder of intent logs would go.
+    await Deno.writeTextFile(intentsDir(path), "not a folder");
+    await withExecutionDb(async (db) => {
+      assert.equal(db.intents, undefined);
+      const queue = new CommitQueue(new CallStore(db));
+      await queue.writeAhead(appendStatement(entry(1), "{}"));
+      assert.deepEqual(await states(db), [[1, "executing"]]);
+    }, pathToFileURL(path).href);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
