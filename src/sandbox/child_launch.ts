@@ -52,6 +52,7 @@ export async function launchChild(options: SpawnChildOptions): Promise<LaunchedC
     allowPrivateNetwork: env.allowPrivateNetwork,
     denyAddresses: env.denyAddresses,
     files: options.files,
+    noRehearsal: options.noRehearsal,
   });
   const location = await locationDataDirs(env.denoDir, runId);
   // Noted before it starts: should this host die, the next one wipes the run's storage.

@@ -46,4 +46,6 @@ export interface SpawnChildOptions {
   maxPids?: number;
   /** Percent of one CPU the child may use, where a CPU quota is enforced; absent: no quota. */
   cpuPercent?: number;
+  /** A run waits for this child (not a pool's): it skips the guest's rehearsal. */
+  noRehearsal?: boolean;
 }

@@ -6,6 +6,7 @@
  */
 import type { LanguageFiles } from "./languages.ts";
 import { DENIED_NET_RANGES, type SandboxPolicy } from "./policy.ts";
+import { ARG_NO_REHEARSAL } from "./protocol.ts";
 
 /** Options for {@link childArgs}. */
 export interface ChildArgsOptions {
@@ -23,6 +24,8 @@ export interface ChildArgsOptions {
   denyAddresses?: readonly string[];
   /** What the policy's language needs: files it may read (never write) and guest arguments. */
   files?: LanguageFiles;
+  /** A run waits for this child: it says `ready` without rehearsing one first. */
+  noRehearsal?: boolean;
 }
 
 /** The `--location` a run gets: unique, so its `localStorage` and `caches` are its own. */
@@ -74,6 +77,7 @@ export function childArgs(options: ChildArgsOptions): string[] {
     `--v8-flags=--max-old-space-size=${policy.heapMiB}`,
     options.guestEntry,
     ...(options.files?.args ?? []),
+    ...(options.noRehearsal ? [ARG_NO_REHEARSAL] : []),
   );
   return args;
 }

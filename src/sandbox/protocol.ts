@@ -50,6 +50,11 @@ export const METHOD_READ_RESULT = "codemode.readResult";
 export const ARG_PYODIDE = "--cordon-pyodide=";
 /** The guest argument naming the Pyodide memory snapshot to restore. */
 export const ARG_PYODIDE_SNAPSHOT = "--cordon-pyodide-snapshot=";
+/**
+ * The guest argument of a child spawned for a run that waits for it: it skips the rehearsal
+ * (about 3.4 ms of its boot's CPU, against 0.5 ms it saves that run).
+ */
+export const ARG_NO_REHEARSAL = "--cordon-no-rehearsal";
 
 /** One connector as the guest needs to know it: a name and method names. */
 export interface GuestConnector {

@@ -8,6 +8,7 @@ import {
   policyKey,
 } from "../../src/sandbox/policy.ts";
 import { CordonError } from "../../src/errors.ts";
+import { ARG_NO_REHEARSAL } from "../../src/sandbox/protocol.ts";
 
 const base = { guestEntry: "/opt/cordon/entry.ts", runId: "abc" };
 
@@ -149,4 +150,11 @@ Deno.test("childArgs() gives a language's files read-only, with its guest argume
     policyKey({ heapMiB: 64, netAllow: [] }),
     policyKey({ heapMiB: 64, netAllow: [], language: "python" }),
   );
+});
+
+Deno.test("childArgs() tells a child a run waits for to skip its rehearsal, after the entry", () => {
+  const policy = { heapMiB: 64, netAllow: [] };
+  const waited = childArgs({ ...base, policy, noRehearsal: true });
+  assert.deepEqual(waited.slice(-2), [base.guestEntry, ARG_NO_REHEARSAL]);
+  assert.ok(!childArgs({ ...base, policy }).includes(ARG_NO_REHEARSAL));
 });

@@ -107,7 +107,7 @@ export class Children {
   }
 
   /** Spawns a child and tells it the connectors at once: it builds its globals while it waits. */
-  async #spawn(policy: SandboxPolicy, limits: Limits): Promise<SandboxChild> {
+  async #spawn(policy: SandboxPolicy, limits: Limits, forRun = false): Promise<SandboxChild> {
     let files;
     if (policy.language === "python") {
       if (!this.#python) throw new CordonError("not_supported", "This runtime runs no Python");
@@ -124,6 +124,8 @@ export class Children {
       // A cold child starts under its run's cgroup limits; a pooled one gets them before its run.
       ...groupLimits(limits),
       ...(files ? { files } : {}),
+      // A run waits for it: a rehearsal would cost its boot more than it saves that run.
+      ...(forRun ? { noRehearsal: true } : {}),
     });
     child.prepare(this.#connectors.guestConnectors(), this.#connectors.guestKey());
     return child;
@@ -164,7 +166,7 @@ export class Children {
       // Many launches at once take turns with their set-up (ledger, groups); the spawns
       // themselves go one after another in the spawn lane (spawn_lane.ts).
       await keepTurnShort();
-      child = await this.#spawn(policy, limits);
+      child = await this.#spawn(policy, limits, true);
     }
     this.#active.add(child);
     child.exited.then(() => this.#active.delete(child));

@@ -14,6 +14,7 @@ import { LineSplitter, readFrames } from "../../rpc/framing.ts";
 import { SyncFrameWriter } from "../../rpc/sync_writer.ts";
 import { Peer } from "../../rpc/peer.ts";
 import {
+  ARG_NO_REHEARSAL,
   type GuestConnector,
   type LogLevel,
   METHOD_LOG,
@@ -36,6 +37,7 @@ import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
 // A Python child's arguments name Pyodide's files; read once, then hidden.
+const rehearseFirst = !Deno.args.includes(ARG_NO_REHEARSAL);
 const bashBundle = bashBundleUrl(Deno.args);
 const python = pythonArgs();
 // A script that catches a refused fetch reads Cordon's remedy too, not Deno's flag.
@@ -194,7 +196,8 @@ async function run(params: RunParams): Promise<RunResult> {
  * Runs once before `ready`: every function on the run path is compiled on
  * its first call, and a pooled child should pay that while it waits, not
  * while the caller does. An in-process pair of peers carries a rehearsal
- * frame through framing, codec, dispatch and a `data:` import.
+ * frame through framing, codec, dispatch and a `data:` import. A child a run
+ * waits for skips it (`ARG_NO_REHEARSAL`): there the caller would pay it.
  */
 async function rehearse(): Promise<void> {
   const splitter = new LineSplitter(MAX_HOST_FRAME_BYTES);
@@ -226,7 +229,7 @@ async function rehearse(): Promise<void> {
   scriptFailure(new Error("rehearsal"), 1);
 }
 
-await rehearse();
+if (rehearseFirst) await rehearse();
 // A bash child compiles its interpreter before it says ready (a pooled one waits warm).
 if (bashBundle) await preloadBash(bashBundle);
 if (python) {
