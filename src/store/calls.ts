@@ -69,7 +69,7 @@ export class CallStore {
   async recoverIntents(): Promise<number> {
     const own = this.db.intents;
     if (!own) return 0;
-    return await takeOrphanedIntents(own.dir, own.path, async (text) => {
+    return await takeOrphanedIntents(own.dir, (path) => own.owns(path), async (text) => {
       const rows = readIntents(text, APPEND_WIDTH);
       if (rows.length > 0) await this.db.batch(rows.map(recoveredAppendStatement));
     });

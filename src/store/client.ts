@@ -160,7 +160,10 @@ async function openLocal(url: string): Promise<Db> {
     db.execute("PRAGMA foreign_keys = ON");
     guard = new StoreGuard(path === ":memory:" ? undefined : path);
     // Where the folder cannot hold one or a file cannot be locked, calls wait for their commit.
-    if (path !== ":memory:") intents = IntentLog.tryOpen(path);
+    if (path !== ":memory:") {
+      const checked = guard;
+      intents = IntentLog.tryOpen(path, { assertAvailable: () => checked.assertAvailable() });
+    }
   } catch (err) {
     db.close();
     throw cannotOpen(url, err);

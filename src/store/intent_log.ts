@@ -24,97 +24,162 @@ export function intentsDir(dbPath: string): string {
 
 const encoder = new TextEncoder();
 
+/**
+ * How large one file of the log grows before entries go to a new one. A busy process may always
+ * have some entry not committed yet, so its file is never empty at a commit; a full file is
+ * removed once every entry in it is committed, which bounds the disk the log takes to a few of
+ * these.
+ */
+export const SEGMENT_BYTES = 1024 * 1024;
+
+/** One file of the log: locked by this process while it is open. */
+interface Segment {
+  file: Deno.FsFile;
+  path: string;
+  /** Entries written here and not committed to the store yet. */
+  pending: number;
+  bytes: number;
+}
+
+/** Options for {@link IntentLog.open}. */
+export interface IntentLogOptions {
+  /** Throws when the store is lost: nothing is written for a store that cannot take it. */
+  assertAvailable?: () => void;
+  /** Bytes of a file before a new one is started (default {@link SEGMENT_BYTES}). */
+  segmentBytes?: number;
+}
+
 /** This process's intent log for one store. */
 export class IntentLog {
-  readonly #file: Deno.FsFile;
-  /** This process's file, and the folder of every process's. */
-  readonly path: string;
+  /** The folder of every process's logs for the store. */
   readonly dir: string;
-  /** Statements written here and not yet committed to the store. */
-  #pending = 0;
-  #empty = true;
+  #current: Segment;
+  /** Full files with entries not committed yet. */
+  readonly #full = new Set<Segment>();
+  readonly #held = new WeakMap<object, Segment>();
+  readonly #options: IntentLogOptions;
   #closed = false;
-  readonly #held = new WeakSet<object>();
 
-  private constructor(file: Deno.FsFile, path: string, dir: string) {
-    this.#file = file;
-    this.path = path;
+  private constructor(dir: string, options: IntentLogOptions) {
     this.dir = dir;
+    this.#options = options;
+    this.#current = openSegment(dir);
+  }
+
+  /** Creates this process's first file in the store's folder. */
+  static open(dbPath: string, options: IntentLogOptions = {}): IntentLog {
+    const dir = intentsDir(dbPath);
+    Deno.mkdirSync(dir, { recursive: true });
+    return new IntentLog(dir, options);
   }
 
   /** {@link open}, or undefined where the file cannot be made or locked. */
-  static tryOpen(dbPath: string): IntentLog | undefined {
+  static tryOpen(dbPath: string, options: IntentLogOptions = {}): IntentLog | undefined {
     try {
-      return IntentLog.open(dbPath);
+      return IntentLog.open(dbPath, options);
     } catch {
       return undefined;
     }
   }
 
-  /** Creates this process's file in the store's folder, locked for as long as it is open. */
-  static open(dbPath: string): IntentLog {
-    const dir = intentsDir(dbPath);
-    Deno.mkdirSync(dir, { recursive: true });
-    const path = join(dir, `${crypto.randomUUID()}.log`);
-    // Only the owner reads it: it holds calls' arguments, as the database does.
-    const file = Deno.openSync(path, { create: true, append: true, read: true, mode: 0o600 });
-    if (!file.tryLockSync(true)) {
-      file.close();
-      throw new Error(`Cannot lock ${path}`);
-    }
-    return new IntentLog(file, path, dir);
+  /** The file entries are written to now. */
+  get path(): string {
+    return this.#current.path;
+  }
+
+  /** True when `path` is one of this process's files. */
+  owns(path: string): boolean {
+    return path === this.#current.path || [...this.#full].some((s) => s.path === path);
   }
 
   /**
    * Writes the entry an append statement stores (its arguments, one JSON line) and returns
-   * once the kernel has it. Throws `store_unavailable` if it cannot.
+   * once the kernel has it. Throws `store_unavailable` if it cannot, or if the store is lost.
    */
   record(statement: InStatement): void {
     if (this.#closed) throw new CordonError("store_unavailable", "The store is closed");
+    this.#options.assertAvailable?.();
+    if (this.#current.bytes >= (this.#options.segmentBytes ?? SEGMENT_BYTES)) {
+      this.#full.add(this.#current);
+      this.#current = openSegment(this.dir);
+    }
+    const segment = this.#current;
     const bytes = encoder.encode(JSON.stringify((statement as { args: InValue[] }).args) + "\n");
     try {
-      for (let at = 0; at < bytes.length;) at += this.#file.writeSync(bytes.subarray(at));
+      for (let at = 0; at < bytes.length;) at += segment.file.writeSync(bytes.subarray(at));
     } catch (err) {
       throw new CordonError(
         "store_unavailable",
-        `The call log cannot be written (${this.path}): ${
+        `The call log cannot be written (${segment.path}): ${
           err instanceof Error ? err.message : String(err)
         }`,
       );
     }
-    this.#held.add(statement as object);
-    this.#pending++;
-    this.#empty = false;
+    this.#held.set(statement as object, segment);
+    segment.pending++;
+    segment.bytes += bytes.length;
   }
 
-  /** True when `statement` was written here (and its commit will say so). */
-  holds(statement: InStatement): boolean {
-    return this.#held.has(statement as object);
-  }
-
-  /** `count` statements written here are committed; once none is pending the file is emptied. */
-  committed(count: number): void {
-    this.#pending -= count;
-    if (this.#pending > 0 || this.#empty || this.#closed) return;
-    try {
-      this.#file.truncateSync(0);
-      this.#empty = true;
-    } catch {
-      // Kept: a line the store also holds is skipped when the file is read.
+  /**
+   * These statements are committed to the store: the entries written here for them can go. A
+   * file whose entries are all committed is emptied, or removed once it is full.
+   */
+  committed(statements: readonly InStatement[]): void {
+    const done = new Set<Segment>();
+    for (const s of statements) {
+      const segment = this.#held.get(s as object);
+      if (!segment) continue;
+      this.#held.delete(s as object);
+      if (--segment.pending === 0) done.add(segment);
+    }
+    for (const segment of done) {
+      if (segment.pending > 0 || this.#closed) continue;
+      if (segment !== this.#current) {
+        this.#full.delete(segment);
+        closeSegment(segment, true);
+      } else if (segment.bytes > 0) {
+        try {
+          segment.file.truncateSync(0);
+          segment.bytes = 0;
+        } catch {
+          // Kept: a line the store also holds is skipped when the file is read.
+        }
+      }
     }
   }
 
-  /** Closes the file; removes it when the store holds every entry it took. */
+  /** Closes the files; removes those whose entries the store all holds. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#pending === 0) {
-      try {
-        Deno.removeSync(this.path);
-      } catch { /* already gone */ }
+    for (const segment of [...this.#full, this.#current]) {
+      closeSegment(segment, segment.pending === 0);
     }
-    this.#file.close();
+    this.#full.clear();
   }
+}
+
+/** A new file of this process's, locked for as long as it is open. */
+function openSegment(dir: string): Segment {
+  const path = join(dir, `${crypto.randomUUID()}.log`);
+  // Only the owner reads it: it holds calls' arguments, as the database does.
+  const file = Deno.openSync(path, { create: true, append: true, read: true, mode: 0o600 });
+  if (!file.tryLockSync(true)) {
+    file.close();
+    throw new Error(`Cannot lock ${path}`);
+  }
+  return { file, path, pending: 0, bytes: 0 };
+}
+
+function closeSegment(segment: Segment, remove: boolean): void {
+  if (remove) {
+    try {
+      Deno.removeSync(segment.path);
+    } catch { /* already gone */ }
+  }
+  try {
+    segment.file.close();
+  } catch { /* already closed */ }
 }
 
 /** The entries of an intent log file: each whole line that parses (a torn last one does not). */
@@ -136,7 +201,7 @@ export function readIntents(text: string, width: number): InValue[][] {
  */
 export async function takeOrphanedIntents(
   dir: string,
-  skip: string | undefined,
+  skip: (path: string) => boolean,
   apply: (text: string) => Promise<void>,
 ): Promise<number> {
   let names: string[];
@@ -149,7 +214,7 @@ export async function takeOrphanedIntents(
   let taken = 0;
   for (const name of names) {
     const path = join(dir, name);
-    if (path === skip) continue;
+    if (skip(path)) continue;
     let file: Deno.FsFile;
     try {
       file = Deno.openSync(path, { read: true, write: true });

@@ -132,3 +132,51 @@ Deno.test("where no intent log can be made, an entry written ahead is committed 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a busy log moves to a new file once one is full, and removes each full file once the store holds its entries", async () => {
+  await withFileDb((_db, path) => {
+    const files = () => [...Deno.readDirSync(intentsDir(path))].map((e) => e.name).sort();
+    const before = files(); // the store's own log
+    const log = IntentLog.open(path, { segmentBytes: 150 });
+    const statements = Array.from({ length: 12 }, (_, i) => appendStatement(entry(i + 1), "{}"));
+    const paths: string[] = [];
+    for (const s of statements) {
+      log.record(s);
+      if (!paths.includes(log.path)) paths.push(log.path);
+    }
+    // Two entries a file (each line is about 75 bytes).
+    assert.ok(paths.length >= 4, `${paths.length} files`);
+    assert.equal(files().length, before.length + paths.length);
+    // The first half committed: the full files holding only those go; the rest stay.
+    log.committed(statements.slice(0, 6));
+    const left = files().filter((f) => !before.includes(f));
+    assert.ok(left.length < paths.length, "no full file was removed");
+    const kept = paths.filter((p) => left.includes(p.split("/").at(-1)!));
+    const keptLines = kept.flatMap(lines).map((l) => JSON.parse(l)[1] as number);
+    assert.ok(keptLines.every((seq) => seq > 6), `kept ${keptLines}`);
+    assert.ok([7, 8, 9, 10, 11, 12].every((seq) => keptLines.includes(seq)), `kept ${keptLines}`);
+    // All committed: only the current file is left, empty.
+    log.committed(statements.slice(6));
+    assert.deepEqual(files().filter((f) => !before.includes(f)), [log.path.split("/").at(-1)]);
+    assert.deepEqual(lines(log.path), []);
+    log.close();
+    assert.deepEqual(files(), before);
+    return Promise.resolve();
+  });
+});
+
+Deno.test("once the store is lost, nothing more is written ahead: the call fails before its effect", async () => {
+  await withFileDb(async (db, path) => {
+    const queue = new CommitQueue(new CallStore(db));
+    await queue.writeAhead(appendStatement(entry(1), "{}"));
+    await queue.flush();
+    await Deno.remove(path);
+    // The next commit notices the file is gone and loses the store.
+    await assert.rejects(() => queue.write(appendStatement(entry(2), "{}")), /deleted/);
+    await assert.rejects(
+      () => queue.writeAhead(appendStatement(entry(3), "{}")),
+      (err: Error & { code?: string }) => err.code === "store_unavailable",
+    );
+    assert.deepEqual(lines(db.intents!.path), []);
+  });
+});

@@ -117,15 +117,12 @@ export class CommitQueue {
     while (this.#queue.length > 0) {
       const group = this.#take();
       const queued = group.flatMap((g) => g.statements);
-      const intents = this.#store.db.intents;
-      // Entries written ahead to the intent log: once committed, their lines there can go.
-      let ahead = 0;
-      if (intents) { for (const s of queued) if (intents.holds(s)) ahead++; }
       const statements = mergeCallWrites(queued);
       try {
         if (statements.length === 1) await this.#store.db.execute(statements[0]);
         else await this.#store.db.batch(statements);
-        if (ahead > 0) intents!.committed(ahead);
+        // Entries written ahead to the intent log are in the store now: their lines can go.
+        this.#store.db.intents?.committed(queued);
         for (const g of group) g.done.resolve();
       } catch (err) {
         for (const g of group) g.done.reject(err);
