@@ -36,8 +36,9 @@ import { explainDeniedFetch, explainPermission } from "./permissions.ts";
 
 // Before anything else runs: no user code may see the host's paths.
 concealHost();
-// A Python child's arguments name Pyodide's files; read once, then hidden.
+// A child a run waits for says `ready` without a rehearsal (see `rehearse`).
 const rehearseFirst = !Deno.args.includes(ARG_NO_REHEARSAL);
+// A Python child's arguments name Pyodide's files; read once, then hidden.
 const bashBundle = bashBundleUrl(Deno.args);
 const python = pythonArgs();
 // A script that catches a refused fetch reads Cordon's remedy too, not Deno's flag.
