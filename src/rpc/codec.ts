@@ -198,7 +198,9 @@ export class DecodeError extends CordonError {
  * Decodes data produced by {@link encodeValue} back into values. Every tag's
  * cost is linear in its size: a bigint over {@link MAX_BIGINT_DIGITS} digits,
  * a date or number text over {@link MAX_SCALAR_TAG_CHARS} characters and
- * nesting past {@link MAX_VALUE_DEPTH} throw a {@link DecodeError}.
+ * nesting past {@link MAX_VALUE_DEPTH} throw a {@link DecodeError}. Data with
+ * nothing tagged in it comes back as it is, not copied (it is `JSON.parse`'s
+ * output, which nobody else holds).
  */
 export function decodeValue(value: unknown): unknown {
   if (Predecoded.is(value)) return value.unwrap();
