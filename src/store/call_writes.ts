@@ -16,21 +16,23 @@ const APPEND_SQL =
 const FINISH_SQL =
   "UPDATE calls SET state = ?, result = ?, error = ?, ended_at = ? WHERE execution_id = ? AND seq = ?";
 
+/** Where each column's value is among an append statement's arguments. */
+const APPEND_AT = Object.fromEntries(APPEND_COLUMNS.split(", ").map((c, i) => [c, i]));
+
 /** How many values an append statement binds (an intent log's line holds them). */
-export const APPEND_WIDTH = 12;
+export const APPEND_WIDTH = Object.keys(APPEND_AT).length;
+
+const RECOVER_SQL = `INSERT INTO calls (${APPEND_COLUMNS})
+  SELECT ${Array.from({ length: APPEND_WIDTH }, (_, i) => `?${i + 1}`).join(", ")}
+  WHERE EXISTS (SELECT 1 FROM executions WHERE id = ?1)
+  ON CONFLICT (execution_id, seq) DO NOTHING`;
 
 /**
  * An entry from an intent log (the arguments of its append statement) into the store, unless
  * the store holds it already (as it ended, maybe) or its execution is gone.
  */
 export function recoveredAppendStatement(args: InValue[]): InStatement {
-  const params = args.map((_, i) => `?${i + 1}`).join(", ");
-  return {
-    sql: `INSERT INTO calls (${APPEND_COLUMNS}) SELECT ${params}
-      WHERE EXISTS (SELECT 1 FROM executions WHERE id = ?1)
-      ON CONFLICT (execution_id, seq) DO NOTHING`,
-    args,
-  };
+  return { sql: RECOVER_SQL, args };
 }
 
 /** The statement that appends an entry (for callers that batch their writes). */
@@ -165,18 +167,20 @@ function foldFinishes(statements: InStatement[]): InStatement[] {
     const s = statements[i];
     const sql = (s as { sql?: string }).sql;
     if (sql === APPEND_SQL) {
-      appends.set(argsOf(s)[1], i);
+      appends.set(argsOf(s)[APPEND_AT.seq], i);
     } else if (sql === FINISH_SQL) {
       // state, result, error, ended_at, execution_id, seq
       const [state, result, error, endedAt, executionId, seq] = argsOf(s);
       const at = appends.get(seq);
-      if (at === undefined || argsOf(statements[at])[0] !== executionId) continue;
+      if (at === undefined || argsOf(statements[at])[APPEND_AT.execution_id] !== executionId) {
+        continue;
+      }
       out ??= statements.slice();
       const folded = [...argsOf(out[at])];
-      folded[5] = state;
-      folded[7] = result;
-      folded[8] = error;
-      folded[11] = endedAt;
+      folded[APPEND_AT.state] = state;
+      folded[APPEND_AT.result] = result;
+      folded[APPEND_AT.error] = error;
+      folded[APPEND_AT.ended_at] = endedAt;
       out[at] = { sql: APPEND_SQL, args: folded };
       out[i] = FOLDED;
     } else if (appends.size > 0) {

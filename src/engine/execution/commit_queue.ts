@@ -64,13 +64,14 @@ export class CommitQueue {
 
   /**
    * Queues a call's entry, which must be durable before the call's effect. Where the store
-   * has an intent log (`intent_log.ts`), the entry is written there now and commits behind;
-   * elsewhere this resolves once the entry is committed.
+   * has an intent log (`intent_log.ts`), the entry is written there now and commits behind; a
+   * store in memory, which nothing survives, takes it behind; elsewhere this resolves once the
+   * entry is committed.
    */
   async writeAhead(append: InStatement): Promise<void> {
-    const intents = this.#store.db.intents;
-    if (!intents) return await this.write(append);
-    intents.record(append);
+    const { intents, url } = this.#store.db;
+    if (intents) intents.record(append);
+    else if (url !== ":memory:") return await this.write(append);
     this.writeBehind(append).catch(() => {});
   }
 

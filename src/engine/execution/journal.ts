@@ -44,8 +44,6 @@ export class CallJournal {
   /** Entries this pass appended or touched, in seq order (for the result). */
   readonly touched = new Map<number, CallEntry>();
   readonly #writes: CommitQueue;
-  /** The store keeps nothing past the process (`:memory:`): every entry can commit behind. */
-  readonly #volatile: boolean;
 
   readonly #onChange?: (entry: CallEntry) => void;
 
@@ -58,7 +56,6 @@ export class CallJournal {
   ) {
     this.#onChange = onChange;
     this.#writes = new CommitQueue(store);
-    this.#volatile = store.db.url === ":memory:";
     this.#executionId = executionId;
     this.#maxBytes = maxDurableValueBytes;
     this.#recorded = recorded.map((entry) => ({
@@ -136,13 +133,12 @@ export class CallJournal {
     if (policy.needs) {
       // Waits for a decision others read from the store: stored before the run goes on.
       await this.#writes.write(append);
-    } else if (policy.readOnly || this.#volatile) {
+    } else if (policy.readOnly) {
       // Nothing to guard: it runs at once, and its entry commits behind, before any later write
-      // (so before any later call's effect). Lost in a crash, a read is run again on replay; a
-      // store in memory loses everything in a crash, so no entry of its is worth the wait.
+      // (so before any later call's effect). Lost in a crash, it is run again on replay.
       this.#writes.writeBehind(append).catch(() => {});
     } else {
-      // Durable before anything executes.
+      // Durable before anything executes (as the store allows: CommitQueue.writeAhead).
       await this.#writes.writeAhead(append);
     }
     this.touched.set(seq, entry);
