@@ -172,6 +172,11 @@ export class SandboxChild {
     return this.#alive;
   }
 
+  /** True while {@link suspend} holds it (a session between runs, a run paused). */
+  get suspended(): boolean {
+    return this.#suspended;
+  }
+
   /** The connectors key this child's globals were built for ({@link prepare}), if any. */
   preparedFor: string | undefined;
 
@@ -225,6 +230,18 @@ export class SandboxChild {
       this.#process.kill("SIGKILL");
     } catch {
       // It exited between the check and the kill.
+    }
+  }
+
+  /** Stops every thread at once (SIGSTOP), unwaited, for a child killed soon (retire.ts). */
+  freeze(): boolean {
+    if (!this.#alive) return false;
+    this.#hostKilled = true;
+    try {
+      this.#process.kill("SIGSTOP");
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -187,7 +187,7 @@ Deno.test("ChildPool boots at most one child per CPU while it refills by default
   await assertNoSandboxChildren();
 });
 
-Deno.test("ChildPool replaces a taken child once its run is over, or a little later, not during it", async () => {
+Deno.test("ChildPool replaces a taken child once its run is over, or a little later, not during it, even the last", async () => {
   const env = await environment();
   const { counts, spawn } = countingSpawn(env);
   const taken: SandboxChild[] = [];
@@ -213,8 +213,12 @@ Deno.test("ChildPool replaces a taken child once its run is over, or a little la
     assert.ok(performance.now() - at >= REFILL_DELAY_MS - 5, "replaced before the delay");
     assert.equal(long.alive, true);
     await pool.warm();
-    // A pool left empty refills at once.
+    // A pool emptied by runs still under way waits for them too: a burst's runs start first.
     taken.push(pool.take()!, pool.take()!);
+    await new Promise((r) => setTimeout(r, REFILL_DELAY_MS / 5));
+    assert.equal(counts.spawned, 4, "the refill started while the runs that emptied it went on");
+    // A run that finds it empty starts the refill at once.
+    assert.equal(pool.take(), undefined);
     assert.equal(counts.spawned, 6);
   }
   for (const c of taken) c.kill();

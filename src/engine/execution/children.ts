@@ -11,6 +11,7 @@ import { type ChildEnvironment, SandboxChild } from "../../sandbox/child.ts";
 import { policyKey, type SandboxPolicy } from "../../sandbox/policy.ts";
 import type { ConnectorRegistry } from "../../connectors/registry.ts";
 import { ChildPool } from "../../sandbox/pool.ts";
+import { Retirer } from "../../sandbox/retire.ts";
 import type { PythonFiles } from "../../sandbox/pyodide.ts";
 import type { LanguageFiles } from "../../sandbox/languages.ts";
 import { keepTurnShort } from "../../loop.ts";
@@ -40,6 +41,12 @@ export class Children {
   #pythonPool: ChildPool | undefined;
   #bashPool: ChildPool | undefined;
   readonly #active = new Set<SandboxChild>();
+  /** Ends children whose run is over once that slows no other run (retire.ts). */
+  readonly #retirer = new Retirer(() => {
+    let running = 0; // a suspended child (a session between runs, a paused run) runs nothing
+    for (const child of this.#active) if (!child.suspended) running++;
+    return running;
+  });
 
   readonly #connectors: ConnectorRegistry;
 
@@ -169,10 +176,18 @@ export class Children {
       child = await this.#spawn(policy, limits, true);
     }
     this.#active.add(child);
-    child.exited.then(() => this.#active.delete(child));
+    child.exited.then(() => {
+      this.#active.delete(child);
+      this.#retirer.settle();
+    });
     // An interpreter's boot (Pyodide: seconds, cold) is not the script's time: the run's deadline starts after it.
     if (policy.language) await interpreterLoaded(child);
     return { child, pooled };
+  }
+
+  /** Ends a child whose run is over (see {@link Retirer}). */
+  retire(child: SandboxChild): void {
+    this.#retirer.retire(child);
   }
 
   /** Stops the pools (their waiting children are killed). */
@@ -182,6 +197,7 @@ export class Children {
 
   /** Kills every child handed out and waits until they are gone. */
   async killAll(reason: ErrorInfo): Promise<void> {
+    this.#retirer.flush();
     const active = [...this.#active];
     for (const child of active) child.kill(reason);
     await Promise.all(active.map((c) => c.exited));

@@ -190,6 +190,7 @@ export class Engine {
         if (events.active) events.emit({ type: "log", executionId: row.id, entry });
       },
       child,
+      retire: (c) => this.#children.retire(c),
       pooled,
       source,
       input: row.input,

@@ -252,9 +252,10 @@ export class Pass {
     // Between executions a session's child does not run at all; any other child is killed, and
     // one that could write somewhere (a workspace) is gone before the run's outputs are read, so
     // nothing can change them after their checks. A child without a workspace can write nothing
-    // and its late frames are dropped, so its exit is not waited for (it costs a pooled run ~10 ms).
+    // and its late frames are dropped: it is retired (stopped now, killed when that slows no run).
     if (this.keptChild) this.keptChild = await child.suspend();
-    if (!this.keptChild) {
+    if (!this.keptChild && !this.#o.workspace && this.#o.retire) this.#o.retire(child);
+    else if (!this.keptChild) {
       child.kill();
       if (this.#o.workspace) await child.exited;
     }
