@@ -185,9 +185,13 @@ export class Children {
     return { child, pooled };
   }
 
-  /** Ends a child whose run is over (see {@link Retirer}). */
+  /**
+   * Ends a child whose run is over (see {@link Retirer}). Stopped, a child notices nothing: only
+   * where the kernel kills it with the host (the orphan guard) may it wait stopped.
+   */
   retire(child: SandboxChild): void {
-    this.#retirer.retire(child);
+    if (this.#env.orphanGuard?.kind === "pdeathsig") this.#retirer.retire(child);
+    else child.kill();
   }
 
   /** Stops the pools (their waiting children are killed). */

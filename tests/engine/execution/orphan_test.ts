@@ -162,6 +162,12 @@ Deno.test("an idle warm-pool child dies with its SIGKILLed host", async () => {
   await assertDiesWithHost("pool");
 });
 
+Deno.test("a finished run's child, stopped while another run went on, dies with its SIGKILLed host", async () => {
+  await assertDiesWithHost("retired", async ([pid]) => {
+    assert.equal(stat(pid)?.[0], "T", "the finished run's child is stopped, not running or gone");
+  });
+});
+
 Deno.test("a stdio MCP server that ignores its stdin dies with its SIGKILLed host", async () => {
   await assertDiesWithHost("mcp", async ([pid]) => {
     // The guard (setpriv) asks for the death signal and then becomes the server: killed before
