@@ -172,9 +172,9 @@ export class SandboxChild {
     return this.#alive;
   }
 
-  /** True while {@link suspend} holds it (a session between runs, a run paused). */
-  get suspended(): boolean {
-    return this.#suspended;
+  /** Whether it may run now: alive, not killed or frozen, not held by {@link suspend}. */
+  get running(): boolean {
+    return this.#alive && !this.#hostKilled && !this.#suspended;
   }
 
   /** The connectors key this child's globals were built for ({@link prepare}), if any. */

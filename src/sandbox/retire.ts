@@ -30,7 +30,10 @@ export class Retirer<C extends Retirable = SandboxChild> {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #flushing = false;
 
-  /** `running()` counts the children that may still run (the stopped ones included). */
+  /**
+   * `running()` counts the children that may run now: not killed, not stopped by this or held
+   * suspended (a child whose run is retiring counts until it is).
+   */
   constructor(running: () => number) {
     this.#running = running;
   }
@@ -40,31 +43,26 @@ export class Retirer<C extends Retirable = SandboxChild> {
     return this.#stopped.size;
   }
 
-  /** Ends `child`: now when no other child runs, else stopped now and killed later. */
+  /** Ends `child`: now when no other child runs (then the stopped ones too), else stopped now. */
   retire(child: C): void {
     if (this.#stopped.has(child)) return;
-    if (this.#stopped.size === 0 && this.#running() <= 1) {
+    if (this.#running() <= 1 || !child.freeze()) {
       child.kill();
-      return;
-    }
-    if (!child.freeze()) {
-      child.kill();
+      this.settle();
       return;
     }
     this.#stopped.add(child);
     // One that dies meanwhile (another signal, the kernel's OOM killer) is not waited for.
     child.exited.then(() => this.#stopped.delete(child), () => this.#stopped.delete(child));
     this.#timer ??= setTimeout(() => this.flush(), RETIRE_MAX_MS);
-    this.settle();
   }
 
   /**
-   * Kills the stopped children once no other child runs (call it whenever one stops running).
-   * The kills go after a turn of the event loop: the run that ended last answers first.
+   * Kills the stopped children once no child runs (call it whenever one stops running). The
+   * kills go after a turn of the event loop: the run that ended last answers first.
    */
   settle(): void {
-    if (this.#flushing || this.#stopped.size === 0) return;
-    if (this.#running() > this.#stopped.size) return;
+    if (this.#flushing || this.#stopped.size === 0 || this.#running() > 0) return;
     this.#flushing = true;
     afterTurn(() => this.flush());
   }

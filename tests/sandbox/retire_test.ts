@@ -30,9 +30,8 @@ async function children(n: number) {
     ),
   );
   await Promise.all(all.map((c) => c.ready));
-  const live = new Set(all);
-  const retirer = new Retirer(() => live.size);
-  for (const c of all) c.exited.then(() => (live.delete(c), retirer.settle()));
+  const retirer = new Retirer(() => all.filter((c) => c.running).length);
+  for (const c of all) c.exited.then(() => retirer.settle());
   return { all, retirer };
 }
 

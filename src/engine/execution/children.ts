@@ -43,8 +43,8 @@ export class Children {
   readonly #active = new Set<SandboxChild>();
   /** Ends children whose run is over once that slows no other run (retire.ts). */
   readonly #retirer = new Retirer(() => {
-    let running = 0; // a suspended child (a session between runs, a paused run) runs nothing
-    for (const child of this.#active) if (!child.suspended) running++;
+    let running = 0;
+    for (const child of this.#active) if (child.running) running++;
     return running;
   });
 
