@@ -163,8 +163,9 @@ Deno.test("an idle warm-pool child dies with its SIGKILLed host", async () => {
 });
 
 Deno.test("a finished run's child, stopped while another run went on, dies with its SIGKILLed host", async () => {
-  await assertDiesWithHost("retired", async ([pid]) => {
+  await assertDiesWithHost("retired", ([pid]) => {
     assert.equal(stat(pid)?.[0], "T", "the finished run's child is stopped, not running or gone");
+    return Promise.resolve();
   });
 });
 
