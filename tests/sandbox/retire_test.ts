@@ -35,9 +35,12 @@ async function children(n: number) {
   return { all, retirer };
 }
 
-Deno.test("Retirer kills a child at once when no other child runs", async () => {
+Deno.test("Retirer kills the last child running a turn later, unstopped", async () => {
   const { all: [only], retirer } = await children(1);
   retirer.retire(only);
+  // The kill's cost comes after the run's result is on its way: not in this turn.
+  assert.equal(only.running, true);
+  assert.equal(retirer.size, 1);
   const exit = await only.exited;
   assert.equal(exit.signal, "SIGKILL");
   assert.equal(retirer.size, 0);

@@ -32,6 +32,9 @@ export type { Decision, Outcome, PassEvent, PassOptions, ScriptRequests } from "
 
 const INLINE_DEFAULT = DEFAULT_LIMITS.inlineResultBytes;
 
+/** Why a pass's signal aborts, made once (`abort()` builds a `DOMException` and a stack). */
+const RUN_ENDED = new DOMException("The run ended", "AbortError");
+
 /** One run of the code in one child. */
 export class Pass {
   readonly logs: LogBuffer;
@@ -245,23 +248,20 @@ export class Pass {
     }
     if (!this.#failure) outcome = await taskLimitOutcome(child, outcome, limits.maxPids);
     this.#clock.stop();
-    this.#ended.abort();
+    this.#ended.abort(RUN_ENDED);
     // A session keeps a child that answered cleanly; anything else ends it.
     this.keptChild = this.#o.keepChild === true && this.#answered && !this.#failure &&
       !this.#released && child.alive;
-    // Between executions a session's child does not run at all; any other child is killed, and
-    // one that could write somewhere (a workspace) is gone before the run's outputs are read, so
-    // nothing can change them after their checks. A child without a workspace can write nothing
-    // and its late frames are dropped: it is retired (stopped now, killed when that slows no run).
+    // A session's child does not run between executions. One that could write (a workspace) is
+    // gone before the outputs are read; any other is retired (its late frames are dropped).
     if (this.keptChild) this.keptChild = await child.suspend();
     if (!this.keptChild && !this.#o.workspace && this.#o.retire) this.#o.retire(child);
     else if (!this.keptChild) {
       child.kill();
       if (this.#o.workspace) await child.exited;
     }
-    // Frames the child sent before it stopped may still wait for a slice; they are this pass's
-    // (counted, or dropped as late) and must not reach the next execution a session binds.
-    // Waited for only now: a child still running could keep the queue from ever emptying.
+    // Frames the child sent before it stopped may wait for a slice: they are this pass's, not the
+    // next execution's a session binds (waited for now: a running child could keep them coming).
     await child.peer.idle();
     // The quota holds at the end too: what was written after the last check counts.
     const over = await this.#overQuota().catch(() => undefined);
