@@ -9,8 +9,9 @@
  * So a child whose run is over while other children still run is stopped at once (SIGSTOP: none
  * of its threads runs again, nothing it left behind happens) and killed with the others once no
  * child runs, or {@link RETIRE_MAX_MS} after the first of them stopped, whichever comes first.
- * A child retired while no other runs is killed at once, as before. Stopped, a child still holds
- * its memory (bounded by its group), its tasks and its pipes, for that long at most.
+ * A child retired while no other runs is not stopped but killed, a turn of the event loop later
+ * (see {@link Retirer.retire}). Stopped, a child still holds its memory (bounded by its group),
+ * its tasks and its pipes, for that long at most.
  *
  * @module
  */
