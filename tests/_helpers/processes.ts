@@ -30,6 +30,43 @@ export async function childProcesses(
   return out;
 }
 
+/** The state letter of `pid` in /proc (`T`: stopped, `Z`: a zombie), undefined once it is gone. */
+export async function processState(pid: number): Promise<string | undefined> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time `pid` has run, in ms, every thread summed (from `schedstat`); undefined once gone. */
+export async function processCpuMs(pid: number): Promise<number | undefined> {
+  try {
+    let ns = 0;
+    for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+      const stat = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/schedstat`);
+      ns += Number(stat.split(" ")[0]);
+    }
+    return ns / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** This process's sandbox children that are stopped (SIGSTOP), waiting up to `ms` for one. */
+export async function stoppedSandboxChildren(ms = 1_000): Promise<number[]> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const pids = (await childProcesses()).filter((p) => p.cmd.includes("--deny-read"))
+      .map((p) => p.pid);
+    const states = await Promise.all(pids.map(processState));
+    const stopped = pids.filter((_, i) => states[i] === "T");
+    if (stopped.length > 0 || performance.now() > until) return stopped;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /**
  * How long {@link assertNoSandboxChildren} waits for children alive when it is called. Under
  * `deno test --parallel` other test files run in this process, so a child of theirs (a long run,

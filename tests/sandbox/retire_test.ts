@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
 import { SandboxChild } from "../../src/sandbox/child.ts";
 import { RETIRE_MAX_MS, Retirer } from "../../src/sandbox/retire.ts";
-import { assertNoSandboxChildren } from "../_helpers/processes.ts";
+import { assertNoSandboxChildren, processState as stateOf } from "../_helpers/processes.ts";
 import { childEnvironment, TEST_STREAM_LIMITS as limits } from "../_helpers/sandbox_children.ts";
-
-/** The process's state letter in /proc (`T`: stopped), or undefined once it is gone. */
-async function stateOf(pid: number): Promise<string | undefined> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Real children, ready, and a retirer that counts them as running until they exit. */
 async function children(n: number) {

@@ -255,11 +255,10 @@ export class Pass {
     // A session's child does not run between executions. One that could write (a workspace) is
     // gone before the outputs are read; any other is retired (its late frames are dropped).
     if (this.keptChild) this.keptChild = await child.suspend();
-    if (!this.keptChild && !this.#o.workspace && this.#o.retire) this.#o.retire(child);
-    else if (!this.keptChild) {
+    if (!this.keptChild && this.#o.workspace) {
       child.kill();
-      if (this.#o.workspace) await child.exited;
-    }
+      await child.exited;
+    } else if (!this.keptChild) this.#o.retire(child);
     // Frames the child sent before it stopped may wait for a slice: they are this pass's, not the
     // next execution's a session binds (waited for now: a running child could keep them coming).
     await child.peer.idle();

@@ -71,8 +71,8 @@ export interface PassOptions {
   /** Sees each console line kept. */
   onLog?: (entry: LogEntry) => void;
   child: SandboxChild;
-  /** Ends a child whose run is over (`Children.retire`); absent, it is killed at once. */
-  retire?: (child: SandboxChild) => void;
+  /** Ends a child whose run is over and may write nothing (`Children.retire`). */
+  retire: (child: SandboxChild) => void;
   pooled: boolean;
   source: PreparedSource;
   input: unknown;
