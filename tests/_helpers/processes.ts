@@ -54,16 +54,34 @@ export async function processCpuMs(pid: number): Promise<number | undefined> {
   }
 }
 
-/** This process's sandbox children that are stopped (SIGSTOP), waiting up to `ms` for one. */
-export async function stoppedSandboxChildren(ms = 1_000): Promise<number[]> {
+/**
+ * This process's sandbox children that are stopped (SIGSTOP), polled for up to `ms` until one
+ * is. Synchronous on purpose: while it polls no timer of this process runs, so a stopped child's
+ * deferred kill (`RETIRE_MAX_MS`, retire.ts) cannot come first on a loaded machine.
+ */
+export function stoppedSandboxChildren(ms = 2_000): number[] {
   const until = performance.now() + ms;
   for (;;) {
-    const pids = (await childProcesses()).filter((p) => p.cmd.includes("--deny-read"))
-      .map((p) => p.pid);
-    const states = await Promise.all(pids.map(processState));
-    const stopped = pids.filter((_, i) => states[i] === "T");
+    const stopped: number[] = [];
+    for (const task of Deno.readDirSync(`/proc/${Deno.pid}/task`)) {
+      let kids = "";
+      try {
+        kids = Deno.readTextFileSync(`/proc/${Deno.pid}/task/${task.name}/children`);
+      } catch {
+        continue; // that thread ended
+      }
+      for (const pid of kids.trim().split(/\s+/).filter(Boolean).map(Number)) {
+        try {
+          const cmd = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+          const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+          const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+          if (cmd.includes("--deny-read") && state === "T") stopped.push(pid);
+        } catch {
+          // It ended while we looked.
+        }
+      }
+    }
     if (stopped.length > 0 || performance.now() > until) return stopped;
-    await new Promise((r) => setTimeout(r, 5));
   }
 }
 

@@ -66,7 +66,7 @@ Deno.test("a child that answered runs no more while other runs go on: stopped at
   });
   assert.equal(spinner.status, "completed");
   // Stopped rather than killed while the other run goes on: its teardown waits (retire.ts).
-  const stopped = await stoppedSandboxChildren();
+  const stopped = stoppedSandboxChildren();
   assert.equal(stopped.length, 1, "the answered run's child is not stopped");
   const [pid] = stopped;
   const before = await processCpuMs(pid);
