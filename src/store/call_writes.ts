@@ -22,17 +22,32 @@ const APPEND_AT = Object.fromEntries(APPEND_COLUMNS.split(", ").map((c, i) => [c
 /** How many values an append statement binds (an intent log's line holds them). */
 export const APPEND_WIDTH = Object.keys(APPEND_AT).length;
 
+/** How many values a finish statement binds. */
+const FINISH_WIDTH = 6;
+
 const RECOVER_SQL = `INSERT INTO calls (${APPEND_COLUMNS})
   SELECT ${Array.from({ length: APPEND_WIDTH }, (_, i) => `?${i + 1}`).join(", ")}
   WHERE EXISTS (SELECT 1 FROM executions WHERE id = ?1)
   ON CONFLICT (execution_id, seq) DO NOTHING`;
 
+const RECOVER_FINISH_SQL = `UPDATE calls SET state = ?1, result = ?2, error = ?3, ended_at = ?4
+  WHERE execution_id = ?5 AND seq = ?6 AND state = 'executing'`;
+
+/** True for the statements an intent log can hold: an entry appended, an entry finished. */
+export function isIntent(statement: InStatement): boolean {
+  const sql = (statement as { sql?: string }).sql;
+  return sql === APPEND_SQL || sql === FINISH_SQL;
+}
+
 /**
- * An entry from an intent log (the arguments of its append statement) into the store, unless
- * the store holds it already (as it ended, maybe) or its execution is gone.
+ * A line of an intent log (a statement's arguments) back into the store, as far as the store
+ * does not hold it yet: an entry unless the store has it (as it ended, maybe) or its execution
+ * is gone; an ending only over an entry still `executing`. Undefined for a line of neither shape.
  */
-export function recoveredAppendStatement(args: InValue[]): InStatement {
-  return { sql: RECOVER_SQL, args };
+export function recoveredStatement(args: InValue[]): InStatement | undefined {
+  if (args.length === APPEND_WIDTH) return { sql: RECOVER_SQL, args };
+  if (args.length === FINISH_WIDTH) return { sql: RECOVER_FINISH_SQL, args };
+  return undefined;
 }
 
 /** The statement that appends an entry (for callers that batch their writes). */

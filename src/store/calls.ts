@@ -33,15 +33,10 @@ function fromRow(r: Row): CallEntry {
   return e;
 }
 
-import {
-  APPEND_WIDTH,
-  appendStatement,
-  finishStatement,
-  recoveredAppendStatement,
-} from "./call_writes.ts";
+import { appendStatement, finishStatement, recoveredStatement } from "./call_writes.ts";
 import { readIntents, takeOrphanedIntents } from "./intent_log.ts";
 
-export { appendStatement, finishStatement, mergeCallWrites } from "./call_writes.ts";
+export { appendStatement, finishStatement, isIntent, mergeCallWrites } from "./call_writes.ts";
 
 /** The statement that sets an entry's state (and error, when given). */
 export function setStateStatement(
@@ -70,8 +65,8 @@ export class CallStore {
     const own = this.db.intents;
     if (!own) return 0;
     return await takeOrphanedIntents(own.dir, (path) => own.owns(path), async (text) => {
-      const rows = readIntents(text, APPEND_WIDTH);
-      if (rows.length > 0) await this.db.batch(rows.map(recoveredAppendStatement));
+      const statements = readIntents(text).map(recoveredStatement).filter((s) => s !== undefined);
+      if (statements.length > 0) await this.db.batch(statements);
     });
   }
 

@@ -93,10 +93,11 @@ export class IntentLog {
   }
 
   /**
-   * Writes the entry an append statement stores (its arguments, one JSON line) and returns
-   * once the kernel has it. Throws `store_unavailable` if it cannot, or if the store is lost.
+   * Writes what each statement stores (its arguments, one JSON line each; the recovery tells an
+   * append from a finish by their count) in one write, and returns once the kernel has them.
+   * Throws `store_unavailable` if it cannot, or if the store is lost.
    */
-  record(statement: InStatement): void {
+  record(...statements: InStatement[]): void {
     if (this.#closed) throw new CordonError("store_unavailable", "The store is closed");
     this.#options.assertAvailable?.();
     if (this.#current.bytes >= (this.#options.segmentBytes ?? SEGMENT_BYTES)) {
@@ -104,7 +105,9 @@ export class IntentLog {
       this.#current = openSegment(this.dir);
     }
     const segment = this.#current;
-    const bytes = encoder.encode(JSON.stringify((statement as { args: InValue[] }).args) + "\n");
+    let text = "";
+    for (const s of statements) text += JSON.stringify((s as { args: InValue[] }).args) + "\n";
+    const bytes = encoder.encode(text);
     try {
       for (let at = 0; at < bytes.length;) at += segment.file.writeSync(bytes.subarray(at));
     } catch (err) {
@@ -115,8 +118,8 @@ export class IntentLog {
         }`,
       );
     }
-    this.#held.set(statement as object, segment);
-    segment.pending++;
+    for (const s of statements) this.#held.set(s as object, segment);
+    segment.pending += statements.length;
     segment.bytes += bytes.length;
   }
 
@@ -182,14 +185,14 @@ function closeSegment(segment: Segment, remove: boolean): void {
   } catch { /* already closed */ }
 }
 
-/** The entries of an intent log file: each whole line that parses (a torn last one does not). */
-export function readIntents(text: string, width: number): InValue[][] {
+/** The lines of an intent log file: each whole one that parses (a torn last one does not). */
+export function readIntents(text: string): InValue[][] {
   const out: InValue[][] = [];
   for (const line of text.split("\n")) {
     if (line === "") continue;
     try {
       const args = JSON.parse(line);
-      if (Array.isArray(args) && args.length === width) out.push(args);
+      if (Array.isArray(args)) out.push(args);
     } catch { /* torn by a crash while it was written */ }
   }
   return out;

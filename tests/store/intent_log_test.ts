@@ -66,6 +66,31 @@ Deno.test("an entry written ahead is in the intent log at once, and leaves it on
   });
 });
 
+Deno.test("how an earlier call ended, queued behind, is in the intent log before the next call's effect, and comes back from it", async () => {
+  await withFileDb(async (db) => {
+    const intents = db.intents!;
+    const calls = new CallStore(db);
+    const queue = new CommitQueue(calls);
+    await queue.writeAhead(appendStatement(entry(1), "{}"));
+    queue.writeBehind(finishStatement("exec_1", 1, "applied", { resultJson: "1" })).catch(() => {});
+    await queue.writeAhead(appendStatement(entry(2), "{}"));
+    // The second call may run now: the first one's ending is on disk with its entry.
+    const logged = lines(intents.path);
+    assert.deepEqual(logged.map((l) => JSON.parse(l).slice(0, 2)), [
+      ["exec_1", 1],
+      ["applied", "1"],
+      ["exec_1", 2],
+    ]);
+    assert.deepEqual(await states(db), []);
+    await queue.flush();
+    // As if the process had died before its commit: the store lacks them, a dead log has them.
+    await db.execute("DELETE FROM calls");
+    Deno.writeTextFileSync(join(intents.dir, "dead.log"), logged.join("\n") + "\n");
+    assert.equal(await calls.recoverIntents(), 1);
+    assert.deepEqual(await states(db), [[1, "applied"], [2, "executing"]]);
+  });
+});
+
 Deno.test("the intent log of a process that died is taken into the store; a live one's is not", async () => {
   await withFileDb(async (db, path) => {
     const calls = new CallStore(db);

@@ -11,7 +11,7 @@
  */
 import type { InStatement } from "@libsql/client";
 import { nextTurn } from "../../loop.ts";
-import { type CallStore, mergeCallWrites } from "../../store/calls.ts";
+import { type CallStore, isIntent, mergeCallWrites } from "../../store/calls.ts";
 
 /** Statements (before merging) in one transaction: about 4 ms of the engine's time. */
 export const MAX_GROUP_STATEMENTS = 1024;
@@ -36,6 +36,8 @@ export class CommitQueue {
   #queue: Queued[] = [];
   #draining: Promise<void> | undefined;
   #behind: ReturnType<typeof setTimeout> | undefined;
+  /** Written behind, not committed, and not in the intent log: {@link writeAhead} logs them. */
+  readonly #unlogged = new Set<InStatement>();
 
   constructor(store: CallStore) {
     this.#store = store;
@@ -63,16 +65,21 @@ export class CommitQueue {
   }
 
   /**
-   * Queues a call's entry, which must be durable before the call's effect. Where the store
-   * has an intent log (`intent_log.ts`), the entry is written there now and commits behind; a
-   * store in memory, which nothing survives, takes it behind; elsewhere this resolves once the
-   * entry is committed.
+   * Queues a call's entry, which must be durable before the call's effect, with everything
+   * queued before it (how earlier calls ended). Where the store has an intent log
+   * (`intent_log.ts`), those writes go there now, in one append, and commit behind; a store in
+   * memory, which nothing survives, takes them behind; elsewhere, or when something queued is
+   * not a call's write, this resolves once they are committed.
    */
   async writeAhead(append: InStatement): Promise<void> {
     const { intents, url } = this.#store.db;
-    if (intents) intents.record(append);
-    else if (url !== ":memory:") return await this.write(append);
-    this.writeBehind(append).catch(() => {});
+    if (intents) {
+      const earlier = [...this.#unlogged];
+      if (!earlier.every(isIntent)) return await this.write(append);
+      intents.record(...earlier, append);
+      this.#unlogged.clear();
+    } else if (url !== ":memory:") return await this.write(append);
+    this.#queueBehind([append]).catch(() => {});
   }
 
   /**
@@ -81,6 +88,11 @@ export class CommitQueue {
    * comes first, in order with everything else.
    */
   writeBehind(...statements: InStatement[]): Promise<void> {
+    if (this.#store.db.intents) { for (const s of statements) this.#unlogged.add(s); }
+    return this.#queueBehind(statements);
+  }
+
+  #queueBehind(statements: InStatement[]): Promise<void> {
     const done = Promise.withResolvers<void>();
     this.#queue.push({ statements, done });
     if (!this.#draining && this.#behind === undefined) {
@@ -118,6 +130,7 @@ export class CommitQueue {
     while (this.#queue.length > 0) {
       const group = this.#take();
       const queued = group.flatMap((g) => g.statements);
+      for (const s of queued) this.#unlogged.delete(s);
       const statements = mergeCallWrites(queued);
       try {
         if (statements.length === 1) await this.#store.db.execute(statements[0]);
